@@ -1,0 +1,27 @@
+#define _GNU_SOURCE
+#include "cfiber_shims.h"
+#include <unistd.h>
+#include <sys/syscall.h>
+
+static _Thread_local void *cfiber_current_loop;
+
+void *cfiber_current_loop_get(void) { return cfiber_current_loop; }
+void cfiber_current_loop_set(void *loop) { cfiber_current_loop = loop; }
+int cfiber_thread_id(void) { return (int)syscall(SYS_gettid); }
+
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+
+void cfiber_set_thread_name(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = 0;
+    pthread_setname_np(pthread_self(), short_name);
+}
+
+int cfiber_available_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set);
+}

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "Fiber",
+    products: [
+        .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
+        .executable(name: "fiber", targets: ["fiber"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    ],
+    targets: [
+        // C libraries, found through pkg-config (Scripts/setup installs them).
+        .systemLibrary(name: "CLibUV", path: "CSupport/CLibUV", pkgConfig: "libuv",
+                       providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "CSupport/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLLHTTP", path: "CSupport/CLLHTTP", pkgConfig: "libllhttp"),
+        .systemLibrary(name: "CZlib", path: "CSupport/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CFiberShims", path: "CSupport/CFiberShims"),
+
+        .target(
+            name: "FiberRuntime",
+            dependencies: [
+                "CLibUV", "CFiberShims",
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(name: "fiber", dependencies: ["FiberRuntime"]),
+        .testTarget(
+            name: "FiberRuntimeTests",
+            dependencies: ["FiberRuntime", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

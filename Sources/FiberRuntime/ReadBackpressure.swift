@@ -1,0 +1,42 @@
+/// When a stream should stop and resume reading from its socket: a pure
+/// high/low watermark rule over the bytes read but not yet consumed.
+///
+/// Reading stops once `buffered` reaches `highWatermark` and resumes once the
+/// consumer brings it down to `lowWatermark`, so a slow consumer holds at most
+/// about one watermark plus one read (64 KiB) in memory.
+struct ReadBackpressure: Equatable {
+    enum Action: Equatable { case none, stopReading, startReading }
+
+    let lowWatermark: Int
+    let highWatermark: Int
+    private(set) var buffered = 0
+    private(set) var isReading = true
+
+    init(lowWatermark: Int, highWatermark: Int) {
+        precondition(0 <= lowWatermark && lowWatermark < highWatermark, "need 0 <= low < high")
+        self.lowWatermark = lowWatermark
+        self.highWatermark = highWatermark
+    }
+
+    /// `count` bytes arrived and were buffered for the consumer.
+    mutating func received(_ count: Int) -> Action {
+        buffered += count
+        guard isReading, buffered >= highWatermark else { return .none }
+        isReading = false
+        return .stopReading
+    }
+
+    /// The consumer took `count` buffered bytes.
+    mutating func consumed(_ count: Int) -> Action {
+        buffered -= count
+        guard !isReading, buffered <= lowWatermark else { return .none }
+        isReading = true
+        return .startReading
+    }
+
+    /// The stream ended (EOF, error or close): never ask to read again.
+    mutating func finished() {
+        isReading = false
+        buffered = 0
+    }
+}

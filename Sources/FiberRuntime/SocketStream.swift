@@ -1,0 +1,284 @@
+import CLibUV
+import DequeModule
+
+/// A connected byte stream (TCP or Unix domain socket), owned by an actor
+/// pinned to its event loop.
+///
+/// Reads arrive as byte arrays through `read()` or `inbound`; when the
+/// consumer falls behind by `readHighWatermark` bytes the socket stops being
+/// read until it catches up. Writes try `uv_try_write` first and queue only
+/// what the kernel did not take, completing when it has been written.
+///
+/// Lifecycle: open → (optionally) output shut down with `shutdownOutput()` →
+/// closed by `close()`, by the loop's shutdown, or when the last reference
+/// goes away. After close, reads and writes throw `TransportError` `.closed`
+/// (`.eventLoopShutdown` when the loop closed it).
+public actor SocketStream {
+    /// The loop whose thread runs this stream.
+    public nonisolated let loop: EventLoop
+    /// The peer's address (nil for Unix sockets).
+    public nonisolated let remoteAddress: SocketAddress?
+
+    private let handle: UVHandle
+    private var backpressure: ReadBackpressure
+    private var received = Deque<[UInt8]>()
+    private var end: TransportError?? = nil   // .some(nil): EOF; .some(error): failed
+    private var reader: (id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
+    private var nextReaderID = 0
+    private var closeReason: TransportError?
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+
+    /// Adopts a connected stream handle. Call on `handle.loop`.
+    init(adopting handle: UVHandle, remoteAddress: SocketAddress?, options: SocketOptions) {
+        self.loop = handle.loop
+        self.handle = handle
+        self.remoteAddress = remoteAddress
+        self.backpressure = ReadBackpressure(lowWatermark: options.readLowWatermark, highWatermark: options.readHighWatermark)
+        handle.onRead = { [weak self] status, bytes in
+            // Copied here: the loop's read buffer is reused by the next read.
+            let chunk = status > 0 ? Array(bytes) : []
+            self?.assumeIsolated { $0.didRead(status: status, chunk: chunk) }
+        }
+        handle.onClose = { [weak self] in
+            self?.assumeIsolated { $0.didClose() }
+        }
+        uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+    }
+
+    isolated deinit {
+        handle.close()
+    }
+
+    /// True until the stream is closed (by either side's `close`, an error, or loop shutdown).
+    public var isOpen: Bool { closeReason == nil }
+
+    // MARK: Reading
+
+    /// The next bytes from the peer, or nil once the peer has finished sending.
+    ///
+    /// - Throws: `TransportError` (`.connectionReset`, `.closed`, …) when the
+    ///   stream failed or was closed; `CancellationError` if the task is cancelled
+    ///   while waiting (the stream stays usable and no bytes are lost).
+    public func read() async throws -> [UInt8]? {
+        if let chunk = received.popFirst() {
+            apply(backpressure.consumed(chunk.count))
+            return chunk
+        }
+        if let end { if let error = end { throw error } else { return nil } }
+        if let closeReason { throw closeReason }
+        guard reader == nil else {
+            throw TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream")
+        }
+        nextReaderID += 1
+        let id = nextReaderID
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { reader = (id, $0) }
+        } onCancel: { [weak self] in
+            guard let self else { return }
+            try? self.loop.execute { self.assumeIsolated { $0.cancelRead(id) } }
+        }
+    }
+
+    /// The stream's bytes as an `AsyncSequence`; it ends when the peer finishes sending.
+    public nonisolated var inbound: Inbound { Inbound(stream: self) }
+
+    /// Reads until the peer finishes sending, and returns everything.
+    ///
+    /// - Throws: as `read()`, or `TransportError` `.other` past `maxBytes`.
+    public func readAll(maxBytes: Int = 64 * 1024 * 1024) async throws -> [UInt8] {
+        var all: [UInt8] = []
+        while let chunk = try await read() {
+            all += chunk
+            if all.count > maxBytes {
+                throw TransportError(.other, operation: "read", systemMessage: "more than \(maxBytes) bytes")
+            }
+        }
+        return all
+    }
+
+    private func cancelRead(_ id: Int) {
+        guard let pending = reader, pending.id == id else { return }
+        reader = nil
+        pending.continuation.resume(throwing: CancellationError())
+    }
+
+    private func didRead(status: Int, chunk: [UInt8]) {
+        if status > 0 {
+            if let pending = reader {
+                reader = nil
+                pending.continuation.resume(returning: chunk)
+            } else {
+                received.append(chunk)
+                apply(backpressure.received(chunk.count))
+            }
+        } else if status < 0 {
+            uv_read_stop(handle.stream)
+            backpressure.finished()
+            let error: TransportError? = status == Int(UV_EOF.rawValue)
+                ? nil : UVError.transportError(Int32(status), operation: "read", address: remoteAddress?.description)
+            end = .some(error)
+            if let pending = reader {
+                reader = nil
+                if let error { pending.continuation.resume(throwing: error) } else { pending.continuation.resume(returning: nil) }
+            }
+        }
+    }
+
+    private func apply(_ action: ReadBackpressure.Action) {
+        guard !handle.isClosing else { return }
+        switch action {
+        case .none: break
+        case .stopReading: uv_read_stop(handle.stream)
+        case .startReading: uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes `bytes`, returning once the kernel has taken them all.
+    ///
+    /// - Throws: `TransportError` (`.connectionReset`, `.closed`, …);
+    ///   `CancellationError` if the task is cancelled while the write waits,
+    ///   in which case the stream is closed (what reached the peer is unknown).
+    public func write(_ bytes: [UInt8]) async throws {
+        try await write(contentsOf: CollectionOfOne(bytes))
+    }
+
+    /// Writes several buffers in one vectored write (`uv_try_write`, then `uv_write` for the rest).
+    ///
+    /// - Throws: as `write(_:)`.
+    public func write<C: Collection<[UInt8]>>(contentsOf buffers: C) async throws {
+        if let closeReason { throw closeReason.renamed("write") }
+        let total = buffers.reduce(0) { $0 + $1.count }
+        guard total > 0 else { return }
+        let taken = UVBuffers.with(buffers) { bufs, count in uv_try_write(handle.stream, bufs, UInt32(count)) }
+        if taken == total { return }
+        if taken < 0, taken != UV_EAGAIN.rawValue {
+            throw UVError.transportError(taken, operation: "write", address: remoteAddress?.description)
+        }
+        let request = UVRequest.make(UV_WRITE)
+        let rest = UVBuffers.copy(buffers, droppingFirst: Int(max(taken, 0)))
+        request.payload = rest
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                request.completion = { [remote = remoteAddress] status in
+                    if status < 0 {
+                        c.resume(throwing: UVError.transportError(status, operation: "write", address: remote?.description))
+                    } else {
+                        c.resume()
+                    }
+                }
+                var buf = uv_buf_init(rest.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(rest.count))
+                let status = uv_write(request.pointer(as: uv_write_t.self), handle.stream, &buf, 1, UVRequest.writeCallback)
+                if status < 0 {
+                    request.discard()
+                    c.resume(throwing: UVError.transportError(status, operation: "write", address: remoteAddress?.description))
+                }
+            }
+        } onCancel: { [weak self] in
+            guard let self else { return }
+            try? self.loop.execute { self.assumeIsolated { $0.close() } }
+        }
+    }
+
+    /// Half-closes the stream: the peer sees the end of data; reading goes on.
+    ///
+    /// - Throws: `TransportError` if the stream is closed or the shutdown fails.
+    public func shutdownOutput() async throws {
+        if let closeReason { throw closeReason.renamed("shutdown") }
+        let request = UVRequest.make(UV_SHUTDOWN)
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            request.completion = { status in
+                if status < 0 { c.resume(throwing: UVError.transportError(status, operation: "shutdown")) } else { c.resume() }
+            }
+            let status = uv_shutdown(request.pointer(as: uv_shutdown_t.self), handle.stream, UVRequest.shutdownCallback)
+            if status < 0 {
+                request.discard()
+                c.resume(throwing: UVError.transportError(status, operation: "shutdown"))
+            }
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes the stream at once; pending reads and writes fail with `.closed`. Safe to call twice.
+    public func close() {
+        finish(TransportError(.closed, operation: "close"))
+        handle.close()
+    }
+
+    /// Closes with a TCP reset (RST) instead of a FIN: the peer sees `ECONNRESET`.
+    public func reset() {
+        if !handle.isClosing, handle.handle.pointee.type == UV_TCP {
+            finish(TransportError(.closed, operation: "reset"))
+            handle.closeWithReset()
+            return
+        }
+        close()
+    }
+
+    private func didClose() {
+        // Closed by the loop's shutdown, not by us.
+        finish(TransportError(.eventLoopShutdown, operation: "close"))
+    }
+
+    private func finish(_ reason: TransportError) {
+        guard closeReason == nil else { return }
+        closeReason = reason
+        backpressure.finished()
+        if let pending = reader {
+            reader = nil
+            pending.continuation.resume(throwing: reason.renamed("read"))
+        }
+    }
+
+    // MARK: Options
+
+    /// Turns Nagle's algorithm off (true) or on.
+    /// - Throws: `TransportError` if the socket refuses the option or is not TCP.
+    public func setNoDelay(_ enabled: Bool) throws {
+        try UVError.check(uv_tcp_nodelay(handle.tcp, enabled ? 1 : 0), "setsockopt TCP_NODELAY")
+    }
+
+    /// Turns TCP keep-alive probes on after `idle` without traffic, or off with nil.
+    /// - Throws: `TransportError` if the socket refuses the option or is not TCP.
+    public func setKeepAlive(_ idle: Duration?) throws {
+        let seconds = idle.map { UInt32(max(1, $0.components.seconds)) } ?? 0
+        try UVError.check(uv_tcp_keepalive(handle.tcp, idle == nil ? 0 : 1, seconds), "setsockopt SO_KEEPALIVE")
+    }
+
+    /// Applies the per-socket parts of `options` to a fresh TCP socket.
+    nonisolated static func configure(_ handle: UVHandle, _ options: SocketOptions) {
+        uv_tcp_nodelay(handle.tcp, options.noDelay ? 1 : 0)
+        if let idle = options.keepAlive {
+            uv_tcp_keepalive(handle.tcp, 1, UInt32(max(1, idle.components.seconds)))
+        }
+    }
+
+    /// Bytes received and not yet read by the consumer (for tests of backpressure).
+    public var bufferedByteCount: Int { backpressure.buffered }
+}
+
+extension SocketStream {
+    /// The bytes of a `SocketStream` as an `AsyncSequence`.
+    public struct Inbound: AsyncSequence, Sendable {
+        public typealias Element = [UInt8]
+        let stream: SocketStream
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: stream) }
+
+        /// Reads the next chunk; nil at the end.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let stream: SocketStream
+            public mutating func next() async throws -> [UInt8]? { try await stream.read() }
+        }
+    }
+}
+
+extension TransportError {
+    func renamed(_ operation: String) -> TransportError {
+        TransportError(kind, operation: operation, host: host, address: address, code: code, codeName: codeName,
+                       systemMessage: systemMessage)
+    }
+}

@@ -1,0 +1,80 @@
+/// A failure of a socket, a connection attempt or a name lookup, with its cause.
+///
+/// `kind` says what happened in terms a caller can act on; `operation`,
+/// `host`, `address` and the libuv error name (`codeName`, e.g. `ECONNREFUSED`)
+/// say where, for logs and people.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as a small open set of values.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// Nothing listens at the address (`ECONNREFUSED`).
+        public static let connectionRefused = Kind("connection refused")
+        /// The peer reset the connection (`ECONNRESET`, `EPIPE`).
+        public static let connectionReset = Kind("connection reset by peer")
+        /// No route to the network or host (`ENETUNREACH`, `EHOSTUNREACH`, `EADDRNOTAVAIL`).
+        public static let unreachable = Kind("network or host unreachable")
+        /// The host name did not resolve (`host` says which).
+        public static let dnsFailure = Kind("name resolution failed")
+        /// A deadline passed: connect timeout, or the kernel's own `ETIMEDOUT`.
+        public static let timeout = Kind("timed out")
+        /// The peer closed the connection while more was expected.
+        public static let closedByPeer = Kind("closed by peer")
+        /// The socket was already closed on this side.
+        public static let closed = Kind("socket closed")
+        /// The event loop that owns the socket was shut down.
+        public static let eventLoopShutdown = Kind("event loop shut down")
+        /// The local address is taken (`EADDRINUSE`).
+        public static let addressInUse = Kind("address in use")
+        /// Any other system error; `codeName` holds its libuv name.
+        public static let other = Kind("system error")
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The operation that failed: `connect`, `read`, `write`, `getaddrinfo`, …
+    public let operation: String
+    /// The host name involved, when there is one.
+    public let host: String?
+    /// The socket address involved, when there is one.
+    public let address: String?
+    /// libuv's negative error code, when the failure came from the system.
+    public let code: Int32?
+    /// libuv's name for `code`, such as `ECONNREFUSED` or `EAI_NONAME`.
+    public let codeName: String?
+    /// A sentence from the system describing `code`.
+    public let systemMessage: String?
+
+    public init(
+        _ kind: Kind, operation: String, host: String? = nil, address: String? = nil,
+        code: Int32? = nil, codeName: String? = nil, systemMessage: String? = nil
+    ) {
+        self.kind = kind
+        self.operation = operation
+        self.host = host
+        self.address = address
+        self.code = code
+        self.codeName = codeName
+        self.systemMessage = systemMessage
+    }
+
+    public var description: String {
+        var text = "\(operation) failed: \(kind)"
+        if let host { text += " (host \(host))" }
+        if let address { text += " (address \(address))" }
+        if let codeName {
+            text += " [\(codeName)"
+            if let systemMessage { text += ": \(systemMessage)" }
+            text += "]"
+        }
+        return text
+    }
+
+    /// Returns the same error with a host and address attached.
+    func with(host: String? = nil, address: String? = nil) -> TransportError {
+        TransportError(kind, operation: operation, host: host ?? self.host, address: address ?? self.address,
+                       code: code, codeName: codeName, systemMessage: systemMessage)
+    }
+}
