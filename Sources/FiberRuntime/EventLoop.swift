@@ -27,7 +27,7 @@ public final class EventLoop: @unchecked Sendable {
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let wakeup: UnsafeMutablePointer<uv_async_t>
     private let idle: UnsafeMutablePointer<uv_idle_t>
-    private let inbox = Mutex(LoopInbox<LoopJob>())
+    private let inbox = Locked(LoopInbox<LoopJob>())
     private let fallback: DispatchQueue
     private let exit = Mutex<ExitState>(.running)
     private var thread: LoopThread?
@@ -98,8 +98,7 @@ public final class EventLoop: @unchecked Sendable {
     ///
     /// - Throws: `EventLoopError.shutdown` once the loop has been shut down.
     public func execute(_ work: @escaping @Sendable () -> Void) throws(EventLoopError) {
-        if isClosed { throw .shutdown }
-        enqueue(.closure(work))
+        guard enqueue(.closure(work), orRejectIfClosed: true) else { throw .shutdown }
     }
 
     /// Runs `work` on the loop thread and returns its result.
@@ -117,11 +116,14 @@ public final class EventLoop: @unchecked Sendable {
 
     /// True once the loop no longer accepts new handles (shutdown started).
     var isAcceptingHandles: Bool { inbox.withLock { $0.state == .open } }
-    private var isClosed: Bool { inbox.withLock { $0.state == .closed } }
 
-    func enqueue(_ job: LoopJob) {
+    /// Queues `job`; after shutdown it runs on the fallback queue, or, with
+    /// `orRejectIfClosed`, is refused (returns false). One lock either way.
+    @discardableResult
+    func enqueue(_ job: LoopJob, orRejectIfClosed: Bool = false) -> Bool {
         let fromLoop = inEventLoop
         let action = inbox.withLock { inbox in
+            if orRejectIfClosed, inbox.state == .closed { return LoopInbox<LoopJob>.PushAction.runOnFallback }
             let action = inbox.push(job, fromLoop: fromLoop)
             // Sent under the lock: the loop closes `wakeup` only under this lock
             // too, so a signal can never reach a closed handle.
@@ -134,6 +136,7 @@ public final class EventLoop: @unchecked Sendable {
         case .none:
             if fromLoop && !loopIdleActive { startIdle() }
         case .runOnFallback:
+            if orRejectIfClosed { return false }
             fallback.async { [self] in
                 withExtendedLifetime(self) {
                     cfiber_current_loop_set(Unmanaged.passUnretained(self).toOpaque())
@@ -142,6 +145,7 @@ public final class EventLoop: @unchecked Sendable {
                 }
             }
         }
+        return true
     }
 
     // MARK: The loop thread

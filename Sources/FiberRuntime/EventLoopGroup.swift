@@ -34,9 +34,21 @@ public final class EventLoopGroup: Sendable {
 
     private init(loopCount: Int, name: String, isShared: Bool) {
         precondition(loopCount > 0, "an event loop group needs at least one loop")
+        Self.ignoreBrokenPipeSignal
         self.isShared = isShared
         loops = (0..<loopCount).map { EventLoop(index: $0, name: "\(name)-\($0)") }
     }
+
+    /// libuv writes with writev(2), which raises SIGPIPE on a socket the peer
+    /// reset; the default action would kill the process. Like Node and NIO, the
+    /// runtime ignores it (once, and only if nobody installed a handler), so
+    /// the write fails with EPIPE and becomes a `TransportError` instead.
+    private static let ignoreBrokenPipeSignal: Void = {
+        var current = sigaction()
+        if sigaction(SIGPIPE, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil {
+            signal(SIGPIPE, SIG_IGN)
+        }
+    }()
 
     /// The loop the caller is running on if it belongs to this group, else the
     /// next one in turn: work started from a loop stays on it, with no thread hop.

@@ -1,37 +1,56 @@
 import Synchronization
 
-/// A continuation that may be resumed from several places (completion,
-/// cancellation, shutdown) of which only the first counts.
+/// A one-shot result that several parties may race to deliver (completion,
+/// cancellation, shutdown): the first delivery wins, the others are ignored.
+/// A result delivered before anybody waits is kept for the waiter, so work
+/// can be started before the caller suspends.
 final class OnceContinuation<T: Sendable>: Sendable {
-    private let slot = Mutex<CheckedContinuation<T, any Error>?>(nil)
-    private let done = Mutex(false)
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<T, any Error>)
+        case delivered(Result<T, any Error>)
+        case consumed
+    }
 
-    /// Suspends until the first `resume`; `start` runs with the continuation installed.
-    func wait(isolation: isolated (any Actor)? = #isolation, _ start: () -> Void) async throws -> T {
+    private let state = Mutex(State.idle)
+
+    /// Suspends until the first `resume` (or returns at once if it already
+    /// happened). `start` runs after the waiter is installed.
+    func wait(isolation: isolated (any Actor)? = #isolation, _ start: () -> Void = {}) async throws -> T {
         try await withCheckedThrowingContinuation(isolation: isolation) { c in
-            let alreadyDone = done.withLock { $0 }
-            if alreadyDone {
-                c.resume(throwing: CancellationError())
-                return
+            let early = state.withLock { state -> Result<T, any Error>? in
+                switch state {
+                case .idle:
+                    state = .waiting(c)
+                    return nil
+                case .delivered(let result):
+                    state = .consumed
+                    return result
+                case .waiting, .consumed:
+                    preconditionFailure("OnceContinuation waited on twice")
+                }
             }
-            slot.withLock { $0 = c }
-            start()
+            if let early { c.resume(with: early) } else { start() }
         }
     }
 
-    /// Resumes the waiter with `result`, unless something resumed it first. Returns true if this call did.
+    /// Delivers `result`, unless something delivered first. Returns true if this call did.
     @discardableResult
     func resume(with result: Result<T, any Error>) -> Bool {
-        let first = done.withLock { done in
-            defer { done = true }
-            return !done
+        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>?? in
+            switch state {
+            case .idle:
+                state = .delivered(result)
+                return .some(nil)
+            case .waiting(let c):
+                state = .consumed
+                return .some(c)
+            case .delivered, .consumed:
+                return nil
+            }
         }
-        guard first else { return false }
-        let c = slot.withLock { slot in
-            defer { slot = nil }
-            return slot
-        }
-        c?.resume(with: result)
+        guard let waiter else { return false }
+        waiter?.resume(with: result)
         return true
     }
 }

@@ -11,6 +11,7 @@ struct ReadBackpressure: Equatable {
     let highWatermark: Int
     private(set) var buffered = 0
     private(set) var isReading = true
+    private var isFinished = false
 
     init(lowWatermark: Int, highWatermark: Int) {
         precondition(0 <= lowWatermark && lowWatermark < highWatermark, "need 0 <= low < high")
@@ -28,15 +29,16 @@ struct ReadBackpressure: Equatable {
 
     /// The consumer took `count` buffered bytes.
     mutating func consumed(_ count: Int) -> Action {
-        buffered -= count
-        guard !isReading, buffered <= lowWatermark else { return .none }
+        buffered = max(0, buffered - count)
+        guard !isReading, !isFinished, buffered <= lowWatermark else { return .none }
         isReading = true
         return .startReading
     }
 
     /// The stream ended (EOF, error or close): never ask to read again.
+    /// Bytes already buffered stay counted until consumed.
     mutating func finished() {
         isReading = false
-        buffered = 0
+        isFinished = true
     }
 }

@@ -95,12 +95,20 @@ public actor SocketListener {
     /// - Throws: `TransportError` `.closed` once the listener is closed; `CancellationError`.
     public func accept() async throws -> SocketStream {
         if let stream = ready.popFirst() { return stream }
-        if let failure { throw failure }
-        guard waiter == nil else {
-            throw TransportError(.other, operation: "accept", systemMessage: "another task is already accepting")
-        }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { waiter = $0 }
+            // Decided inside the continuation's body: the runtime may suspend
+            // between an earlier check and here, and let `close()` run.
+            try await withCheckedThrowingContinuation { c in
+                if let stream = ready.popFirst() {
+                    c.resume(returning: stream)
+                } else if let failure {
+                    c.resume(throwing: failure)
+                } else if waiter != nil {
+                    c.resume(throwing: TransportError(.other, operation: "accept", systemMessage: "another task is already accepting"))
+                } else {
+                    waiter = c
+                }
+            }
         } onCancel: { [weak self] in
             guard let self else { return }
             try? self.loop.execute {

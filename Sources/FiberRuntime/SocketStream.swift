@@ -61,23 +61,36 @@ public actor SocketStream {
     ///   stream failed or was closed; `CancellationError` if the task is cancelled
     ///   while waiting (the stream stays usable and no bytes are lost).
     public func read() async throws -> [UInt8]? {
-        if let chunk = received.popFirst() {
-            apply(backpressure.consumed(chunk.count))
-            return chunk
-        }
-        if let end { if let error = end { throw error } else { return nil } }
-        if let closeReason { throw closeReason }
-        guard reader == nil else {
-            throw TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream")
-        }
+        if let chunk = takeReceived() { return chunk }
         nextReaderID += 1
         let id = nextReaderID
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { reader = (id, $0) }
+            // Decided inside the continuation's body: the runtime may suspend
+            // between an earlier check and here, and let other work on this
+            // stream (a read callback, `close()`) run.
+            try await withCheckedThrowingContinuation { c in
+                if let chunk = takeReceived() {
+                    c.resume(returning: chunk)
+                } else if let end {
+                    if let error = end { c.resume(throwing: error) } else { c.resume(returning: nil) }
+                } else if let closeReason {
+                    c.resume(throwing: closeReason.renamed("read"))
+                } else if reader != nil {
+                    c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
+                } else {
+                    reader = (id, c)
+                }
+            }
         } onCancel: { [weak self] in
             guard let self else { return }
             try? self.loop.execute { self.assumeIsolated { $0.cancelRead(id) } }
         }
+    }
+
+    private func takeReceived() -> [UInt8]? {
+        guard let chunk = received.popFirst() else { return nil }
+        apply(backpressure.consumed(chunk.count))
+        return chunk
     }
 
     /// The stream's bytes as an `AsyncSequence`; it ends when the peer finishes sending.
@@ -157,25 +170,25 @@ public actor SocketStream {
         if taken < 0, taken != UV_EAGAIN.rawValue {
             throw UVError.transportError(taken, operation: "write", address: remoteAddress?.description)
         }
+        // Queue the rest now, before any suspension, so that no other write
+        // can slip in between the part the kernel took and the rest.
         let request = UVRequest.make(UV_WRITE)
         let rest = UVBuffers.copy(buffers, droppingFirst: Int(max(taken, 0)))
         request.payload = rest
+        let done = OnceContinuation<Void>()
+        request.completion = { [remote = remoteAddress] status in
+            done.resume(with: status < 0
+                ? .failure(UVError.transportError(status, operation: "write", address: remote?.description))
+                : .success(()))
+        }
+        var buf = uv_buf_init(rest.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(rest.count))
+        let status = uv_write(request.pointer(as: uv_write_t.self), handle.stream, &buf, 1, UVRequest.writeCallback)
+        if status < 0 {
+            request.discard()
+            throw UVError.transportError(status, operation: "write", address: remoteAddress?.description)
+        }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                request.completion = { [remote = remoteAddress] status in
-                    if status < 0 {
-                        c.resume(throwing: UVError.transportError(status, operation: "write", address: remote?.description))
-                    } else {
-                        c.resume()
-                    }
-                }
-                var buf = uv_buf_init(rest.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(rest.count))
-                let status = uv_write(request.pointer(as: uv_write_t.self), handle.stream, &buf, 1, UVRequest.writeCallback)
-                if status < 0 {
-                    request.discard()
-                    c.resume(throwing: UVError.transportError(status, operation: "write", address: remoteAddress?.description))
-                }
-            }
+            try await done.wait()
         } onCancel: { [weak self] in
             guard let self else { return }
             try? self.loop.execute { self.assumeIsolated { $0.close() } }

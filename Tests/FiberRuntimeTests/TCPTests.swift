@@ -1,0 +1,349 @@
+import CZlib
+import FiberRuntime
+import Testing
+
+@Suite("TCP over loopback", .timeLimit(.minutes(2)))
+struct TCPTests {
+    @Test func echoesBytesBetweenLoops() async throws {
+        try await withGroup(loops: 2) { group in
+            let (listener, server) = try await startEcho(on: group.loops[0])
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: group.loops[1])
+            #expect(client.remoteAddress?.port == listener.port)
+            for i in 0..<50 {
+                let message = Array("message \(i)".utf8)
+                try await client.write(message)
+                #expect(try await read(message.count, from: client) == message)
+            }
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func resolvesLocalhostThroughTheSystemResolver() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let resolver = Resolver(cacheTTL: .zero)
+            let addresses = try await resolver.resolve(host: "localhost", port: 8080, on: loop)
+            #expect(!addresses.isEmpty)
+            #expect(addresses.allSatisfy { $0.isLoopback && $0.port == 8080 })
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "localhost", port: listener.port, on: loop, resolver: resolver)
+            try await client.write([1, 2, 3])
+            #expect(try await read(3, from: client) == [1, 2, 3])
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func vectoredWritesArriveInOrder() async throws {
+        try await withGroup { group in
+            let (listener, server) = try await startEcho(on: group.loops[0])
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: group.loops[0])
+            let parts: [[UInt8]] = [Array("GET / HTTP/1.1\r\n".utf8), Array("Host: x\r\n".utf8), [], Array("\r\n".utf8)]
+            try await client.write(contentsOf: parts)
+            #expect(try await read(parts.joined().count, from: client) == Array(parts.joined()))
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func anActorPinnedToTheLoopDoesSocketWorkWithoutHops() async throws {
+        actor Pinger {
+            nonisolated let loop: EventLoop
+            nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+            init(loop: EventLoop) { self.loop = loop }
+            func run(port: Int) async throws -> Int {
+                let stream = try await SocketStream.connect(host: "127.0.0.1", port: port, on: loop)
+                var rounds = 0
+                for _ in 0..<20 {
+                    try await stream.write([7])
+                    guard try await stream.read() == [7], loop.inEventLoop else { break }
+                    rounds += 1
+                }
+                await stream.close()
+                return rounds
+            }
+        }
+        try await withGroup { group in
+            let (listener, server) = try await startEcho(on: group.loops[0])
+            #expect(try await Pinger(loop: group.loops[0]).run(port: listener.port) == 20)
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func connectRefusedIsTyped() async throws {
+        try await withGroup { group in
+            let port = unusedPort()
+            await #expect {
+                try await SocketStream.connect(host: "127.0.0.1", port: port, on: group.loops[0])
+            } throws: { error in
+                guard let error = error as? TransportError else { return false }
+                return error.kind == .connectionRefused && error.codeName == "ECONNREFUSED"
+                    && error.address == "127.0.0.1:\(port)" && error.operation == "connect"
+            }
+        }
+    }
+
+    @Test func dnsFailureNamesTheHost() async throws {
+        try await withGroup { group in
+            await #expect {
+                try await SocketStream.connect(host: "no-such-host.invalid", port: 80, on: group.loops[0])
+            } throws: { error in
+                guard let error = error as? TransportError else { return false }
+                return error.kind == .dnsFailure && error.host == "no-such-host.invalid"
+                    && error.description.contains("no-such-host.invalid")
+            }
+        }
+    }
+
+    @Test func connectTimeoutAgainstASilentPeer() async throws {
+        try await withGroup { group in
+            let silent = SilentListener()
+            var options = SocketOptions()
+            options.connectTimeout = .milliseconds(200)
+            let clock = ContinuousClock()
+            let start = clock.now
+            await #expect {
+                try await SocketStream.connect(host: "127.0.0.1", port: silent.port, on: group.loops[0], options: options)
+            } throws: { ($0 as? TransportError)?.kind == .timeout }
+            #expect(clock.now - start < .seconds(5))
+            withExtendedLifetime(silent) {}
+        }
+    }
+
+    @Test func happyEyeballsMovesOnFromASilentAddressAfterTheDelay() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let silent = SilentListener()
+            let (listener, server) = try await startEcho(on: loop)
+            var options = SocketOptions()
+            options.attemptDelay = .milliseconds(100)
+            let addresses = [SocketAddress.ipv4([127, 0, 0, 1], port: silent.port),
+                             SocketAddress.ipv4([127, 0, 0, 1], port: listener.port)]
+            let clock = ContinuousClock()
+            let start = clock.now
+            let stream = try await SocketStream.connect(to: addresses, on: loop, options: options)
+            #expect(stream.remoteAddress?.port == listener.port)
+            #expect(clock.now - start >= .milliseconds(95))
+            await stream.close()
+            await listener.close()
+            await server.value
+            withExtendedLifetime(silent) {}
+        }
+    }
+
+    @Test func happyEyeballsFallsBackFromARefusedIPv6Address() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            // Nothing listens on [::1]:port (the echo server is IPv4 only): refused, then 127.0.0.1 at once.
+            let addresses = [SocketAddress(ipLiteral: "::1", port: listener.port)!, SocketAddress(ipLiteral: "127.0.0.1", port: listener.port)!]
+            let stream = try await SocketStream.connect(to: addresses, on: loop)
+            #expect(stream.remoteAddress?.family == .ipv4)
+            await stream.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func ipv6LoopbackWorks() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let listener = try await SocketListener.listen(host: "::1", on: loop)
+            #expect(listener.localAddress.family == .ipv6)
+            let accepted = Task { try await listener.accept() }
+            let client = try await SocketStream.connect(host: "::1", port: listener.port, on: loop)
+            let server = try await accepted.value
+            try await server.write([42])
+            #expect(try await client.read() == [42])
+            await client.close()
+            await server.close()
+            await listener.close()
+        }
+    }
+
+    @Test func peerResetMidStreamIsTyped() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let listener = try await SocketListener.listen(on: loop)
+            let accepted = Task { try await listener.accept() }
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            let server = try await accepted.value
+            try await server.write(Array(repeating: 1, count: 1000))
+            #expect(try await read(1000, from: client).count == 1000)
+            await server.reset()
+            await #expect { while try await client.read() != nil {} } throws: {
+                ($0 as? TransportError)?.kind == .connectionReset
+            }
+            // Writing to a reset connection fails the same way, never crashes (SIGPIPE is ignored by libuv's use of send flags).
+            await #expect { try await client.write([1]) } throws: { $0 is TransportError }
+            await client.close()
+            await listener.close()
+        }
+    }
+
+    @Test func peerClosingEarlyEndsTheStreamAndLaterWritesFail() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let listener = try await SocketListener.listen(on: loop)
+            let accepted = Task { try await listener.accept() }
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            let server = try await accepted.value
+            try await server.write([1, 2, 3])
+            await server.close()
+            #expect(try await read(3, from: client) == [1, 2, 3])
+            #expect(try await client.read() == nil)
+            #expect(try await client.read() == nil)
+            // The peer is gone: within a few writes the kernel reports the reset.
+            await #expect {
+                for _ in 0..<100 {
+                    try await client.write(Array(repeating: 0, count: 1024))
+                    try await loop.sleep(for: .milliseconds(2))
+                }
+            } throws: { ($0 as? TransportError)?.kind == .connectionReset }
+            await client.close()
+            await listener.close()
+        }
+    }
+
+    @Test func halfCloseLetsThePeerAnswerAfterTheEndOfTheRequest() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let listener = try await SocketListener.listen(on: loop)
+            let server = Task {
+                let connection = try await listener.accept()
+                let request = try await connection.readAll()
+                try await connection.write(Array("got \(request.count)".utf8))
+                await connection.close()
+            }
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            try await client.write(Array(repeating: 9, count: 5000))
+            try await client.shutdownOutput()
+            #expect(String(decoding: try await client.readAll(), as: UTF8.self) == "got 5000")
+            try await server.value
+            await client.close()
+            await listener.close()
+        }
+    }
+
+    @Test func closedStreamRefusesReadsAndWrites() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            let pending = Task { try await client.read() }
+            try await Task.sleep(for: .milliseconds(20))
+            await client.close()
+            await client.close()
+            await #expect { try await pending.value } throws: { ($0 as? TransportError)?.kind == .closed }
+            await #expect { try await client.write([1]) } throws: { ($0 as? TransportError)?.kind == .closed }
+            await #expect { try await client.read() } throws: { ($0 as? TransportError)?.kind == .closed }
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func cancellingAReadLeavesTheStreamUsable() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            let reader = Task { try await client.read() }
+            try await Task.sleep(for: .milliseconds(20))
+            reader.cancel()
+            await #expect(throws: CancellationError.self) { try await reader.value }
+            try await client.write([5])
+            #expect(try await client.read() == [5])
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func socketOptionsApply() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            var options = SocketOptions()
+            options.keepAlive = .seconds(30)
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop, options: options)
+            try await client.setNoDelay(false)
+            try await client.setKeepAlive(nil)
+            try await client.setKeepAlive(.seconds(5))
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    @Test func droppingAStreamWithoutClosingItReleasesItsSocket() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            do {
+                let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+                try await client.write([1])
+                _ = try await client.read()
+            }
+            await listener.close()
+            await server.value
+            // withGroup checks that no handle is left open.
+        }
+    }
+
+    /// 256 MiB through a consumer slower than the producer: the client's
+    /// buffer never passes its high watermark by more than one read, its
+    /// memory stays flat, and every byte arrives intact (Adler-32 both ends).
+    @Test func largeTransferThroughASlowConsumerStaysBoundedAndIntact() async throws {
+        try await withGroup(loops: 2) { group in
+            let total = 256 * 1024 * 1024
+            let listener = try await SocketListener.listen(on: group.loops[0])
+            let server = Task { () async throws -> UInt in
+                let connection = try await listener.accept()
+                var checksum = adler32(0, nil, 0)
+                var block = [UInt8](repeating: 0, count: 256 * 1024)
+                var sent = 0, seed: UInt8 = 1
+                while sent < total {
+                    for i in stride(from: 0, to: block.count, by: 4096) { block[i] = seed &+ UInt8(truncatingIfNeeded: i >> 12) }
+                    seed &+= 1
+                    checksum = block.withUnsafeBufferPointer { adler32(checksum, $0.baseAddress, UInt32($0.count)) }
+                    try await connection.write(block)
+                    sent += block.count
+                }
+                await connection.close()
+                return checksum
+            }
+            var options = SocketOptions()
+            options.readHighWatermark = 512 * 1024
+            options.readLowWatermark = 128 * 1024
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: group.loops[1], options: options)
+            let rssBefore = residentBytes()
+            var received = 0, chunks = 0, maxBuffered = 0, maxRSS = rssBefore
+            var checksum = adler32(0, nil, 0)
+            while let chunk = try await client.read() {
+                received += chunk.count
+                checksum = chunk.withUnsafeBufferPointer { adler32(checksum, $0.baseAddress, UInt32($0.count)) }
+                chunks += 1
+                if chunks % 256 == 0 {
+                    maxBuffered = max(maxBuffered, await client.bufferedByteCount)
+                    maxRSS = max(maxRSS, residentBytes())
+                    try await Task.sleep(for: .milliseconds(1))  // the slow consumer
+                }
+            }
+            let sentChecksum = try await server.value
+            #expect(received == total)
+            #expect(checksum == sentChecksum)
+            #expect(maxBuffered <= options.readHighWatermark + 64 * 1024)
+            // AddressSanitizer quarantines freed memory (256 MiB by default), so RSS says nothing under it.
+            if !runningUnderAddressSanitizer {
+                #expect(maxRSS - rssBefore < 64 * 1024 * 1024, "RSS grew by \((maxRSS - rssBefore) >> 20) MiB")
+            }
+            await client.close()
+            await listener.close()
+        }
+    }
+}

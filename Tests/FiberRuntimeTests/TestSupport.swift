@@ -1,0 +1,140 @@
+import FiberRuntime
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs `body` with a fresh group, checks that it left no handle open, and shuts the group down.
+@discardableResult
+func withGroup<T>(
+    loops: Int = 1, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (EventLoopGroup) async throws -> T
+) async throws -> T {
+    let group = EventLoopGroup(loopCount: loops, name: "test")
+    do {
+        let result = try await body(group)
+        try await expectNoOpenHandles(group, sourceLocation: sourceLocation)
+        try await group.shutdown()
+        return result
+    } catch {
+        try? await group.shutdown()
+        throw error
+    }
+}
+
+/// Every handle the group's loops opened is closed (close callbacks may still be one turn away).
+func expectNoOpenHandles(_ group: EventLoopGroup, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for loop in group.loops {
+        var open = try await loop.openHandleCount()
+        var tries = 0
+        while open != 0, tries < 100 {
+            try await Task.sleep(for: .milliseconds(5))
+            open = try await loop.openHandleCount()
+            tries += 1
+        }
+        #expect(open == 0, "loop \(loop.index) leaked \(open) handles", sourceLocation: sourceLocation)
+    }
+}
+
+/// A loopback port on which nothing listens right now.
+func unusedPort() -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A loopback listener whose accept queue is full, so that new connects hang
+/// (their SYNs are dropped): a silent peer for connect-timeout tests.
+final class SilentListener {
+    private let fd: Int32
+    private let filler: Int32
+    let port: Int
+
+    init() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        listen(fd, 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        // One connection fills the queue of a backlog-0 listener.
+        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.filler = filler
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    deinit {
+        close(filler)
+        close(fd)
+    }
+}
+
+/// The resident set size of this process, in bytes.
+func residentBytes() -> Int {
+    guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+    defer { fclose(file) }
+    var size = 0, resident = 0
+    withUnsafeMutablePointer(to: &size) { s in
+        withUnsafeMutablePointer(to: &resident) { r in
+            _ = withVaList([s, r]) { vfscanf(file, "%ld %ld", $0) }
+        }
+    }
+    return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// True when this process runs with AddressSanitizer.
+let runningUnderAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+
+/// CPU time the calling thread has used, in seconds.
+func threadCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// An echo server: every accepted connection gets its bytes back until it half-closes.
+func startEcho(on loop: EventLoop) async throws -> (SocketListener, Task<Void, Never>) {
+    let listener = try await SocketListener.listen(on: loop)
+    let task = Task {
+        await withTaskGroup(of: Void.self) { group in
+            do {
+                for try await connection in listener.connections {
+                    group.addTask {
+                        while let chunk = try? await connection.read() {
+                            do { try await connection.write(chunk) } catch { break }
+                        }
+                        await connection.close()
+                    }
+                }
+            } catch {}
+        }
+    }
+    return (listener, task)
+}
+
+/// Reads exactly `count` bytes (fewer only if the stream ends first).
+func read(_ count: Int, from stream: SocketStream) async throws -> [UInt8] {
+    var bytes: [UInt8] = []
+    while bytes.count < count, let chunk = try await stream.read() { bytes += chunk }
+    return bytes
+}

@@ -1,0 +1,78 @@
+import FiberRuntime
+import Synchronization
+import Testing
+
+@Suite("Timers", .timeLimit(.minutes(1)))
+struct TimerTests {
+    @Test func sleepWaitsAtLeastItsDuration() async throws {
+        try await withGroup { group in
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await group.loops[0].sleep(for: .milliseconds(50))
+            #expect(clock.now - start >= .milliseconds(49))
+        }
+    }
+
+    @Test func cancellationEndsASleepAtOnce() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let clock = ContinuousClock()
+            let start = clock.now
+            let sleeper = Task { try await loop.sleep(for: .seconds(60)) }
+            try await Task.sleep(for: .milliseconds(20))
+            sleeper.cancel()
+            await #expect(throws: CancellationError.self) { try await sleeper.value }
+            #expect(clock.now - start < .seconds(10))
+        }
+    }
+
+    @Test func sleepInAnAlreadyCancelledTaskThrowsAtOnce() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await loop.sleep(for: .seconds(60))
+            }
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
+    }
+
+    @Test func scheduledTasksFireInDeadlineOrder() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let fired = Mutex<[Int]>([])
+            for (i, ms) in [60, 20, 40].enumerated() {
+                try loop.scheduleTask(in: .milliseconds(ms)) {
+                    #expect(loop.inEventLoop)
+                    fired.withLock { $0.append(i) }
+                }
+            }
+            try await loop.sleep(for: .milliseconds(120))
+            #expect(fired.withLock { $0 } == [1, 2, 0])
+        }
+    }
+
+    @Test func cancelledScheduledTaskNeverRuns() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let fired = Atomic(false)
+            let task = try loop.scheduleTask(in: .milliseconds(30)) { fired.store(true, ordering: .relaxed) }
+            task.cancel()
+            task.cancel()
+            try await loop.sleep(for: .milliseconds(80))
+            let didFire = fired.load(ordering: .relaxed)
+            #expect(!didFire)
+        }
+    }
+
+    @Test func withTimeoutReturnsOrThrowsDeadlineExceeded() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let value = try await loop.withTimeout(.seconds(5)) { 7 }
+            #expect(value == 7)
+            await #expect(throws: DeadlineExceeded.self) {
+                try await loop.withTimeout(.milliseconds(30)) { try await loop.sleep(for: .seconds(60)) }
+            }
+        }
+    }
+}
