@@ -5,6 +5,7 @@ let package = Package(
     name: "Fiber",
     products: [
         .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
+        .library(name: "FiberTesting", targets: ["FiberTesting"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -24,15 +25,19 @@ let package = Package(
         .target(
             name: "FiberRuntime",
             dependencies: [
-                "CLibUV", "CFiberShims",
+                "CLibUV", "CLLHTTP", "CZlib", "CFiberShims",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .executableTarget(name: "fiber", dependencies: ["FiberRuntime"]),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime"]),
+        .executableTarget(name: "fiber", dependencies: ["FiberRuntime", "FiberTesting"]),
         .testTarget(
             name: "FiberRuntimeTests",
-            dependencies: ["FiberRuntime", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
+            dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
         ),
+        .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
+        .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
 )

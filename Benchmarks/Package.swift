@@ -1,24 +1,50 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-// The benchmark suite of Fiber's runtime, kept out of the root package so that
-// neither the library nor its tests link the malloc-counting shim below.
-// Run it with `Scripts/bench-runtime` from the repository root.
+// The benchmark suite of Fiber, kept out of the root package so that neither the
+// library nor its tests link the malloc-counting shim below, nor anything the
+// benchmarks compare Fiber against (AsyncHTTPClient is a dependency of this
+// package only, never of the root package).
+// Run it with `Scripts/bench-runtime` and `Scripts/bench-http` from the repository root.
 let package = Package(
     name: "FiberBenchmarks",
     dependencies: [
         // Named explicitly: a path dependency's identity is otherwise its directory's
         // name, which depends on where the repository was cloned.
         .package(name: "Fiber", path: ".."),
+        // The peer of the HTTP client benchmark (issue 3), used by `AHCBench` only.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Counts allocations by interposing malloc & co., and pins threads. Only the benchmark
-        // executable depends on it, so only that binary replaces malloc.
+        // executables depend on it, so only those binaries replace malloc.
         .target(name: "CBenchSupport"),
         .executableTarget(
             name: "RuntimeBenchmarks",
             dependencies: [
                 "CBenchSupport",
+                .product(name: "FiberRuntime", package: "Fiber"),
+            ]
+        ),
+
+        // The HTTP/1.1 client benchmark (issue 3), driven by `Scripts/bench-http`.
+        // The load driver shared by the two Swift clients: concurrent request loops,
+        // latencies, allocation counting, the result line. It depends on neither client.
+        .target(name: "HTTPBenchKit", dependencies: ["CBenchSupport"]),
+        // AsyncHTTPClient (SwiftNIO) as a peer. It does not depend on Fiber, so it
+        // builds while Fiber's HTTP client is being written.
+        .executableTarget(
+            name: "AHCBench",
+            dependencies: [
+                "HTTPBenchKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        // Fiber's HTTP client.
+        .executableTarget(
+            name: "FiberHTTPBench",
+            dependencies: [
+                "HTTPBenchKit",
                 .product(name: "FiberRuntime", package: "Fiber"),
             ]
         ),

@@ -8,7 +8,9 @@ import Glibc
 /// through the system resolver (`uv_getaddrinfo` on libuv's thread pool, so
 /// the loop never blocks), with a small cache in front.
 ///
-/// Names under `.invalid` (RFC 6761) fail at once without a query.
+/// Special names (RFC 6761) never reach the network: `localhost` and names
+/// under `.localhost` are 127.0.0.1 and ::1, and names under `.invalid` fail at
+/// once. (glibc would send the AAAA query for `localhost` to the name server.)
 public final class Resolver: Sendable {
     /// The process-wide resolver, caching answers for 30 seconds.
     public static let shared = Resolver()
@@ -35,6 +37,10 @@ public final class Resolver: Sendable {
             throw TransportError(.dnsFailure, operation: "resolve", host: host, codeName: "EAI_NONAME",
                                  systemMessage: "names under .invalid never resolve (RFC 6761)")
         }
+        if name == "localhost" || name.hasSuffix(".localhost") || name == "localhost." || name.hasSuffix(".localhost.") {
+            // IPv4 first: most local servers listen on 127.0.0.1; Happy Eyeballs moves on at once if not.
+            return [.ipv4([127, 0, 0, 1], port: port), .ipv6(Array(repeating: 0, count: 15) + [1], port: port)]
+        }
         let now = ContinuousClock.now
         if let hit = cache.withLock({ $0.lookup(host: name, port: port, now: now) }) { return hit }
         let addresses = try await getaddrinfo(host: host, port: port, on: loop)
@@ -42,7 +48,9 @@ public final class Resolver: Sendable {
         return addresses
     }
 
-    private func getaddrinfo(host: String, port: Int, on loop: EventLoop) async throws -> [SocketAddress] {
+    /// Asks the system resolver, bypassing the cache and the special names.
+    /// `family` narrows the query (`AF_INET`, `AF_INET6`); the default asks for both.
+    func getaddrinfo(host: String, port: Int, family: Int32 = AF_UNSPEC, on loop: EventLoop) async throws -> [SocketAddress] {
         let once = OnceContinuation<[SocketAddress]>()
         return try await withTaskCancellationHandler {
             try await once.wait {
@@ -65,7 +73,7 @@ public final class Resolver: Sendable {
                                 : .success(found))
                         }
                         var hints = addrinfo()
-                        hints.ai_family = AF_UNSPEC
+                        hints.ai_family = family
                         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
                         let status = uv_getaddrinfo(loop.uvLoop, request.pointer(as: uv_getaddrinfo_t.self),
                                                     UVRequest.getaddrinfoCallback, host, nil, &hints)

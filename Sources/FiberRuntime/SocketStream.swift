@@ -26,6 +26,7 @@ public actor SocketStream {
     private var reader: (id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
     private var nextReaderID = 0
     private var closeReason: TransportError?
+    private var inPlaceReader: ((InPlaceRead) -> Void)?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
 
@@ -36,9 +37,9 @@ public actor SocketStream {
         self.remoteAddress = remoteAddress
         self.backpressure = ReadBackpressure(lowWatermark: options.readLowWatermark, highWatermark: options.readHighWatermark)
         handle.onRead = { [weak self] status, bytes in
-            // Copied here: the loop's read buffer is reused by the next read.
-            let chunk = status > 0 ? Array(bytes) : []
-            self?.assumeIsolated { $0.didRead(status: status, chunk: chunk) }
+            // The loop's read buffer, valid only during this call; the closure runs synchronously on the loop.
+            nonisolated(unsafe) let bytes = bytes
+            self?.assumeIsolated { $0.didRead(status: status, bytes: bytes) }
         }
         handle.onClose = { [weak self] in
             self?.assumeIsolated { $0.didClose() }
@@ -116,8 +117,14 @@ public actor SocketStream {
         pending.continuation.resume(throwing: CancellationError())
     }
 
-    private func didRead(status: Int, chunk: [UInt8]) {
+    private func didRead(status: Int, bytes: UnsafeRawBufferPointer) {
+        if let inPlaceReader {
+            deliverInPlace(status: status, bytes: bytes, to: inPlaceReader)
+            return
+        }
         if status > 0 {
+            // Copied here: the loop's read buffer is reused by the next read.
+            let chunk = Array(bytes)
             if let pending = reader {
                 reader = nil
                 pending.continuation.resume(returning: chunk)
@@ -144,6 +151,61 @@ public actor SocketStream {
         case .none: break
         case .stopReading: uv_read_stop(handle.stream)
         case .startReading: uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+        }
+    }
+
+    // MARK: Reading in place (for protocol parsers on the same loop)
+
+    /// What an in-place reader receives.
+    package enum InPlaceRead {
+        /// Bytes in the loop's read buffer: parse or copy them before returning.
+        case bytes(UnsafeRawBufferPointer)
+        /// The peer finished sending.
+        case end
+        /// The stream failed or was closed.
+        case failure(TransportError)
+    }
+
+    /// Hands every later read to `reader`, synchronously on the loop thread and
+    /// in place (no copy): the path of the HTTP/1.1 parser. Bytes that were
+    /// already buffered are delivered first. Backpressure is then the reader's
+    /// own, through `pauseReading()` and `resumeReading()`.
+    package func setInPlaceReader(_ reader: @escaping (InPlaceRead) -> Void) {
+        inPlaceReader = reader
+        while let chunk = received.popFirst() {
+            chunk.withUnsafeBytes { reader(.bytes($0)) }
+        }
+        backpressure = ReadBackpressure(lowWatermark: backpressure.lowWatermark, highWatermark: backpressure.highWatermark)
+        if let end {
+            reader(end.map(InPlaceRead.failure) ?? .end)
+        } else if let closeReason {
+            reader(.failure(closeReason))
+        } else if !handle.isClosing {
+            uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+        }
+    }
+
+    /// Stops reading the socket (in-place readers' backpressure).
+    package func pauseReading() {
+        guard !handle.isClosing, end == nil else { return }
+        uv_read_stop(handle.stream)
+    }
+
+    /// Resumes reading the socket.
+    package func resumeReading() {
+        guard !handle.isClosing, end == nil, closeReason == nil else { return }
+        uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+    }
+
+    private func deliverInPlace(status: Int, bytes: UnsafeRawBufferPointer, to reader: (InPlaceRead) -> Void) {
+        if status > 0 {
+            reader(.bytes(bytes))
+        } else if status < 0 {
+            uv_read_stop(handle.stream)
+            let error: TransportError? = status == Int(UV_EOF.rawValue)
+                ? nil : UVError.transportError(Int32(status), operation: "read", address: remoteAddress?.description)
+            end = .some(error)
+            reader(error.map(InPlaceRead.failure) ?? .end)
         }
     }
 
@@ -240,6 +302,7 @@ public actor SocketStream {
         guard closeReason == nil else { return }
         closeReason = reason
         backpressure.finished()
+        if end == nil, let inPlaceReader { inPlaceReader(.failure(reason)) }
         if let pending = reader {
             reader = nil
             pending.continuation.resume(throwing: reason.renamed("read"))

@@ -13,6 +13,8 @@ final class UVRequest: @unchecked Sendable {
     var payload: UnsafeMutableRawBufferPointer?
     /// Runs once with the libuv status (0 or a negative error).
     var completion: ((Int32) -> Void)?
+    /// For file-system requests: runs once with the finished request (result, stat buffer) before it is cleaned up.
+    var fsCompletion: ((UnsafeMutablePointer<uv_fs_t>) -> Void)?
     /// For getaddrinfo: runs once with the status and the result list (freed after it returns).
     var resolution: ((Int32, UnsafeMutablePointer<addrinfo>?) -> Void)?
 
@@ -36,6 +38,7 @@ final class UVRequest: @unchecked Sendable {
     private func free() {
         completion = nil
         resolution = nil
+        fsCompletion = nil
         payload?.deallocate()
         payload = nil
         raw.deallocate()
@@ -55,6 +58,13 @@ final class UVRequest: @unchecked Sendable {
     static let writeCallback: uv_write_cb = { req, status in finish(UnsafeMutableRawPointer(req!), status) }
     static let connectCallback: uv_connect_cb = { req, status in finish(UnsafeMutableRawPointer(req!), status) }
     static let shutdownCallback: uv_shutdown_cb = { req, status in finish(UnsafeMutableRawPointer(req!), status) }
+    static let fsCallback: uv_fs_cb = { req in
+        let box = take(UnsafeMutableRawPointer(req!))
+        let completion = box.fsCompletion
+        completion?(req!)
+        uv_fs_req_cleanup(req)
+        box.free()
+    }
     static let getaddrinfoCallback: uv_getaddrinfo_cb = { req, status, result in
         let box = take(UnsafeMutableRawPointer(req!))
         let resolution = box.resolution

@@ -1,4 +1,5 @@
 import FiberRuntime
+import FiberTesting
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -51,42 +52,6 @@ func unusedPort() -> Int {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }
     return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// A loopback listener whose accept queue is full, so that new connects hang
-/// (their SYNs are dropped): a silent peer for connect-timeout tests.
-final class SilentListener {
-    private let fd: Int32
-    private let filler: Int32
-    let port: Int
-
-    init() {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        listen(fd, 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        // One connection fills the queue of a backlog-0 listener.
-        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.filler = filler
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-    }
-
-    deinit {
-        close(filler)
-        close(fd)
-    }
 }
 
 /// The resident set size of this process, in bytes.

@@ -1,0 +1,3 @@
+module fiber.bench/peers/go
+
+go 1.19

@@ -1,0 +1,35 @@
+// Node's built-in `fetch` (undici) as a peer in Fiber's HTTP/1.1 client benchmark
+// (issue 3); run by Scripts/bench-http.
+//
+// undici's default global dispatcher has no limit on connections per origin, and
+// with C loops it opens more than C (128 at C = 64 here: a connection goes back to
+// the pool a little after its response was read). For the same pool size as the
+// other clients this installs `new Agent({ connections: C })` as the global
+// dispatcher, which is `setGlobalDispatcher()` of the undici package; Node 20 does
+// not export undici, so the Agent class is taken from the dispatcher that the first
+// fetch installs under undici's documented global symbol.
+import { bench, parseOptions } from './common.mjs';
+
+const options = parseOptions(process.argv.slice(2));
+const url = options.url;
+
+const globalDispatcher = Symbol.for('undici.globalDispatcher.1');
+await (await fetch(url)).arrayBuffer();
+const Agent = globalThis[globalDispatcher]?.constructor;
+if (typeof Agent === 'function' && Agent.name === 'Agent') {
+  const previous = globalThis[globalDispatcher];
+  globalThis[globalDispatcher] = new Agent({ connections: options.concurrency, keepAliveTimeout: 120_000 });
+  await previous.close();
+} else {
+  console.log('warning: node-fetch: no undici Agent under the global dispatcher symbol; using the default pool (no connection limit)');
+}
+
+async function get() {
+  const response = await fetch(url);
+  const body = await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`status ${response.status}`);
+  return body.byteLength;
+}
+
+await bench('node-fetch', options, get);
+await globalThis[globalDispatcher]?.close?.();

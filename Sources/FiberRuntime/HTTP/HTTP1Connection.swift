@@ -1,0 +1,373 @@
+/// One HTTP/1.1 connection: a socket stream, an llhttp parser reading in place
+/// from the loop's read buffer, and at most one exchange at a time (no
+/// pipelining). An actor pinned to its loop.
+///
+/// Lifecycle: `idle` ⇄ `busy` (one exchange) → `closed`. An exchange ends
+/// when the response ends; the connection then reports to its pool *before*
+/// the caller resumes — reusable only if the response was read to its end,
+/// the request was sent whole, no stray bytes followed, and neither side said
+/// `Connection: close`. A parse error, a transport failure, a read timeout or
+/// a cancelled caller closes it. Closed by the peer while idle, it reports at
+/// once, so the pool never leases a connection it knows is dead.
+actor HTTP1Connection {
+    nonisolated let id: Int
+    nonisolated let loop: EventLoop
+    nonisolated let createdAt: ContinuousClock.Instant
+    /// Connect-phase timings of the first exchange.
+    nonisolated let setupTiming: RequestTiming
+
+    private let stream: SocketStream
+    private let parser: HTTP1Parser
+    private var exchange: Exchange?
+    private var closedReason: HTTPClientError?
+    private var readTimer: LoopTimer?
+    private var deadlineTimer: LoopTimer?
+    private(set) var completedExchanges = 0
+    /// Told, on the loop, when an exchange ends (reusable or not) or the idle connection closed.
+    private let report: (HTTP1Connection, _ reusable: Bool) -> Void
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+
+    /// What the caller gets back: the head at once in streaming mode, head and body in collecting mode.
+    struct Response: Sendable {
+        var head: HTTP1Head
+        var body: [UInt8]
+        var stream: HTTPResponseBody?
+        var timing: RequestTiming
+    }
+
+    enum BodyMode {
+        case collect(maxBytes: Int)
+        case stream(lowWatermark: Int, highWatermark: Int)
+    }
+
+    /// Call on the loop thread, with a stream of the same loop.
+    init(id: Int, stream: SocketStream, maxHeaderBytes: Int, setupTiming: RequestTiming,
+         report: @escaping (HTTP1Connection, Bool) -> Void) {
+        self.id = id
+        self.loop = stream.loop
+        self.stream = stream
+        self.parser = HTTP1Parser(mode: .response, maxHeaderBytes: maxHeaderBytes)
+        self.createdAt = .now
+        self.setupTiming = setupTiming
+        self.report = report
+        stream.assumeIsolated { stream in
+            stream.setInPlaceReader { [weak self] event in
+                // On the loop, synchronously: the bytes are only valid during this call.
+                nonisolated(unsafe) let event = event
+                self?.assumeIsolated { $0.didRead(event) }
+            }
+        }
+    }
+
+    var isClosed: Bool { closedReason != nil }
+
+    /// Sends `request` and returns its response.
+    ///
+    /// - Throws: `HTTPClientError` (`.malformedResponse`, `.headersTooLarge`,
+    ///   `.bodyTooLarge`, `.connectionClosed`, `.readTimeout`, `.transport`, `.cancelled`).
+    func execute(_ request: PreparedRequest, mode: BodyMode, readIdleTimeout: Duration?, deadline: ContinuousClock.Instant?,
+                 start: ContinuousClock.Instant, timing: RequestTiming) async throws -> Response {
+        if let closedReason { throw closedReason }
+        precondition(exchange == nil, "one exchange at a time")
+        let exchange = Exchange(request: request, mode: mode, start: start, timing: timing)
+        exchange.timing.reusedConnection = completedExchanges > 0
+        self.exchange = exchange
+        parser.expectsNoBody = request.method == "HEAD"
+        if case .stream(let low, let high) = mode {
+            exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self] reading in
+                self?.assumeIsolated { me in
+                    me.stream.assumeIsolated { reading ? $0.resumeReading() : $0.pauseReading() }
+                }
+            }
+        }
+        if let readIdleTimeout { armReadTimer(readIdleTimeout) }
+        if let deadline { armDeadline(deadline) }
+        return try await withTaskCancellationHandler {
+            switch request.body {
+            case nil, .bytes?:
+                // One vectored write, usually complete at once: no child task needed.
+                await send(request, in: exchange)
+                return try await exchange.response.wait()
+            case .stream?, .file?:
+                // Uploading goes on beside reading: a server may answer (and end the exchange) early.
+                async let sending: Void = send(request, in: exchange)
+                let response = try await exchange.response.wait()
+                if response.stream == nil { await sending }
+                return response
+            }
+        } onCancel: { [weak self] in
+            guard let self else { return }
+            try? loop.execute { self.assumeIsolated { $0.fail(HTTPClientError(.cancelled)) } }
+        }
+    }
+
+    /// Closes the connection; an exchange in progress fails with `reason`.
+    func close(_ reason: HTTPClientError = HTTPClientError(.shutdown)) {
+        fail(reason)
+    }
+
+    // MARK: Sending
+
+    private func send(_ request: PreparedRequest, in exchange: Exchange) async {
+        do {
+            switch request.body {
+            case nil:
+                try await stream.write(request.head)
+            case .bytes(let bytes)?:
+                try await stream.write(contentsOf: [request.head, bytes])
+                request.uploadProgress?(bytes.count, bytes.count)
+            case .stream(let length, let makeChunks)?:
+                try await stream.write(request.head)
+                exchange.wroteAnything = true
+                try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
+            case .file(let file)?:
+                try await stream.write(request.head)
+                exchange.wroteAnything = true
+                try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
+            }
+            exchange.requestSent = true
+            exchange.wroteAnything = true
+            exchange.timing.requestWritten = .now - exchange.start
+        } catch {
+            // A response may already have ended the exchange (a server may answer before reading the body).
+            if self.exchange === exchange {
+                fail(error as? HTTPClientError ?? HTTPClientError.wrapping(error, url: request.url))
+            }
+        }
+    }
+
+    private func sendChunks<S: AsyncSequence>(_ chunks: S, chunked: Bool, total: Int?, request: PreparedRequest,
+                                              exchange: Exchange) async throws where S.Element == [UInt8] {
+        var sent = 0
+        for try await chunk in chunks {
+            guard self.exchange === exchange, !exchange.isFinished else { return }
+            guard !chunk.isEmpty else { continue }
+            if chunked {
+                try await stream.write(contentsOf: HTTP1RequestSerializer.chunk(chunk))
+            } else {
+                try await stream.write(chunk)
+            }
+            sent += chunk.count
+            if let total, sent > total {
+                throw HTTPClientError(.unsupported, "the body stream yielded more than its declared \(total) bytes")
+            }
+            request.uploadProgress?(sent, total)
+        }
+        if chunked {
+            try await stream.write(HTTP1RequestSerializer.lastChunk)
+        } else if let total, sent != total {
+            throw HTTPClientError(.unsupported, "the body stream yielded \(sent) bytes, not its declared \(total)")
+        }
+    }
+
+    // MARK: Receiving
+
+    private func didRead(_ event: SocketStream.InPlaceRead) {
+        guard closedReason == nil else { return }  // our own close, reported back
+        switch event {
+        case .bytes(let bytes):
+            guard let exchange else {
+                // Bytes nobody asked for: the server is confused; never reuse this connection.
+                fail(HTTPClientError(.malformedResponse, "\(bytes.count) unexpected bytes on an idle connection"))
+                return
+            }
+            if let timeout = exchange.readIdleTimeout { armReadTimer(timeout) }
+            receive(bytes, in: exchange)
+        case .end:
+            guard let exchange else {
+                fail(HTTPClientError(.connectionClosed, "closed by the server while idle"))
+                return
+            }
+            do {
+                let ended = try parser.finish { try handle($0, bytes: UnsafeRawBufferPointer(start: nil, count: 0), in: exchange) }
+                if ended {
+                    exchange.keepAlive = false
+                    complete(exchange)
+                } else {
+                    fail(HTTPClientError(.connectionClosed, exchange.head == nil ? "before the response head" : "in the middle of the body"))
+                }
+            } catch {
+                fail(error as? HTTPClientError ?? HTTPClientError(.connectionClosed))
+            }
+        case .failure(let error):
+            fail(HTTPClientError(error.kind == .closed ? .connectionClosed : .transport, transport: error))
+        }
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer, in exchange: Exchange) {
+        if exchange.timing.firstByte == .zero { exchange.timing.firstByte = .now - exchange.start }
+        var rest = bytes
+        while !rest.isEmpty, self.exchange === exchange {
+            let outcome: HTTP1Parser.Outcome
+            do {
+                let buffer = rest
+                outcome = try parser.feed(buffer) { try handle($0, bytes: buffer, in: exchange) }
+            } catch {
+                fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)"))
+                return
+            }
+            switch outcome {
+            case .needMore:
+                return
+            case .messageEnded(let consumed):
+                rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
+                if exchange.interim {
+                    exchange.interim = false
+                    continue
+                }
+                if !rest.isEmpty { exchange.keepAlive = false }  // bytes after the response: never reuse
+                complete(exchange)
+                return
+            case .upgraded:
+                fail(HTTPClientError(.unsupported, "the server switched protocols (101) on a plain request"))
+                return
+            }
+        }
+    }
+
+    private func handle(_ event: HTTP1Parser.Event, bytes: UnsafeRawBufferPointer, in exchange: Exchange) throws {
+        switch event {
+        case .head(let head):
+            if (100..<200).contains(head.status), head.status != 101 {
+                exchange.interim = true
+                return
+            }
+            exchange.head = head
+            exchange.keepAlive = head.keepAlive
+            exchange.expectedLength = head.contentLength
+            if case .collect(let max) = exchange.mode, let length = head.contentLength, length > max {
+                throw HTTPClientError(.bodyTooLarge, "Content-Length \(length) is over the limit of \(max) bytes")
+            }
+            if let buffer = exchange.bodyBuffer {
+                exchange.response.resume(with: .success(Response(head: head, body: [], stream: HTTPResponseBody(buffer: buffer),
+                                                                 timing: exchange.timing)))
+            }
+        case .body(let range):
+            guard !exchange.interim else { return }
+            let part = UnsafeRawBufferPointer(rebasing: bytes[range])
+            exchange.received += part.count
+            switch exchange.mode {
+            case .collect(let max):
+                if exchange.received > max { throw HTTPClientError(.bodyTooLarge, "more than \(max) bytes") }
+                exchange.body.append(contentsOf: part)
+            case .stream:
+                nonisolated(unsafe) let part = part
+                exchange.bodyBuffer?.assumeIsolated { $0.push(part) }
+            }
+            exchange.request.downloadProgress?(exchange.received, exchange.expectedLength)
+        case .end:
+            break
+        }
+    }
+
+    // MARK: Ending
+
+    private func complete(_ exchange: Exchange) {
+        guard self.exchange === exchange, let head = exchange.head else { return }
+        exchange.isFinished = true
+        self.exchange = nil
+        readTimer?.stop()
+        deadlineTimer?.stop()
+        exchange.timing.total = .now - exchange.start
+        completedExchanges += 1
+        let reusable = exchange.keepAlive && exchange.requestSent && closedReason == nil
+        if !reusable { shut(HTTPClientError(.connectionClosed, "not reusable")) }
+        report(self, reusable)
+        if let buffer = exchange.bodyBuffer {
+            buffer.assumeIsolated { $0.finish(nil) }
+        } else {
+            exchange.response.resume(with: .success(Response(head: head, body: exchange.body, stream: nil, timing: exchange.timing)))
+        }
+    }
+
+    private func fail(_ error: HTTPClientError) {
+        let failed = exchange
+        guard closedReason == nil || failed != nil else { return }
+        // Detached before closing: closing the stream reports back into `didRead`.
+        exchange = nil
+        shut(error)
+        if let exchange = failed {
+            exchange.isFinished = true
+            var failure = error.url == nil ? error.at(exchange.request.url) : error
+            // A connection the server dropped while it sat idle, found out only now.
+            failure.mayRetryOnNewConnection = completedExchanges > 0 && exchange.head == nil && exchange.timing.firstByte == .zero
+                && (error.kind == .connectionClosed || error.kind == .transport)
+                && (exchange.request.isIdempotent || !exchange.wroteAnything)
+            exchange.response.resume(with: .failure(failure))
+            exchange.bodyBuffer?.assumeIsolated { $0.finish(failure) }
+        }
+        report(self, false)
+    }
+
+    private func shut(_ reason: HTTPClientError) {
+        guard closedReason == nil else { return }
+        closedReason = reason
+        readTimer?.close()
+        readTimer = nil
+        deadlineTimer?.close()
+        deadlineTimer = nil
+        stream.assumeIsolated { $0.close() }
+    }
+
+    private func armDeadline(_ deadline: ContinuousClock.Instant) {
+        if deadlineTimer == nil { deadlineTimer = try? LoopTimer(on: loop) }
+        deadlineTimer?.start(after: deadline - .now) { [weak self] in
+            self?.assumeIsolated { $0.fail(HTTPClientError(.deadlineExceeded)) }
+        }
+    }
+
+    private func armReadTimer(_ timeout: Duration) {
+        if readTimer == nil { readTimer = try? LoopTimer(on: loop) }
+        exchange?.readIdleTimeout = timeout
+        readTimer?.start(after: timeout) { [weak self] in
+            self?.assumeIsolated { $0.fail(HTTPClientError(.readTimeout, "no bytes for \(timeout)")) }
+        }
+    }
+}
+
+/// The state of one request/response on a connection.
+final class Exchange: @unchecked Sendable {
+    // @unchecked: only its connection touches it, on the connection's loop
+    // (the sending child task runs isolated to that same connection).
+    let request: PreparedRequest
+    let mode: HTTP1Connection.BodyMode
+    let start: ContinuousClock.Instant
+    let response = OnceContinuation<HTTP1Connection.Response>()
+    var timing: RequestTiming
+    var head: HTTP1Head?
+    var body: [UInt8] = []
+    var bodyBuffer: ResponseBodyBuffer?
+    var received = 0
+    var expectedLength: Int?
+    var interim = false
+    var keepAlive = true
+    var requestSent = false
+    var wroteAnything = false
+    var isFinished = false
+    var readIdleTimeout: Duration?
+
+    init(request: PreparedRequest, mode: HTTP1Connection.BodyMode, start: ContinuousClock.Instant, timing: RequestTiming) {
+        self.request = request
+        self.mode = mode
+        self.start = start
+        self.timing = timing
+    }
+}
+
+/// A request ready for the wire: its serialized head and its body, with any file already open.
+struct PreparedRequest: Sendable {
+    enum Body: Sendable {
+        case bytes([UInt8])
+        case stream(length: Int?, @Sendable () -> AnyByteChunks)
+        case file(LoopFile)
+    }
+
+    let method: String
+    let url: String
+    let isIdempotent: Bool
+    let head: [UInt8]
+    let body: Body?
+    let uploadProgress: (@Sendable (Int, Int?) -> Void)?
+    let downloadProgress: (@Sendable (Int, Int?) -> Void)?
+}

@@ -1,0 +1,79 @@
+extension HTTPClient {
+    /// How a client connects, pools, times out and reads responses.
+    public struct Configuration: Sendable {
+        /// Connections per origin, open or opening (default 8).
+        public var maxConnectionsPerHost = 8
+        /// Idle connections kept per origin (default: as many as `maxConnectionsPerHost`).
+        public var maxIdleConnectionsPerHost: Int? = nil
+        /// An idle connection is closed after this long (default 60 s).
+        public var idleTimeout: Duration = .seconds(60)
+        /// A connection is closed once this old, after its current request (default: no limit).
+        public var maxConnectionLifetime: Duration? = nil
+        /// The whole request, redirects and waiting for a connection included (default: none).
+        public var requestTimeout: Duration? = nil
+        /// Fail when no byte of the response arrives for this long (default 30 s).
+        public var readIdleTimeout: Duration? = .seconds(30)
+        /// Largest response body collected into memory (default 100 MiB).
+        public var maxResponseBodySize = 100 * 1024 * 1024
+        /// Largest response head (default 64 KiB).
+        public var maxHeaderBytes = 64 * 1024
+        /// Which redirects are followed (default: up to 10, never https → http).
+        public var redirects = RedirectPolicy()
+        /// Send `Accept-Encoding: gzip, deflate` and inflate such responses (default on).
+        public var decompression = true
+        /// Inflated bodies stop past this ratio to their compressed size (default 1000).
+        public var maxDecompressionRatio = 1000
+        /// Socket options, connect timeout (`socket.connectTimeout`, default 10 s) and Happy Eyeballs delay.
+        public var socket = SocketOptions()
+        /// Streamed bodies stop reading the socket when this much waits unread (default 256 KiB).
+        public var streamHighWatermark = 256 * 1024
+        /// The resolver for host names (default: the shared, caching one).
+        public var resolver: Resolver = .shared
+
+        /// The defaults above.
+        public init() {}
+
+        var poolLimits: ConnectionPoolStateMachine.Limits {
+            .init(maxConnections: maxConnectionsPerHost, maxIdle: maxIdleConnectionsPerHost ?? maxConnectionsPerHost,
+                  idleTimeout: idleTimeout, maxLifetime: maxConnectionLifetime)
+        }
+    }
+
+    /// Settings of one request that override the client's configuration.
+    public struct RequestOptions: Sendable {
+        /// This request's whole deadline (overrides `requestTimeout`).
+        public var timeout: Duration?
+        /// Read-idle timeout for this request (overrides the configuration's).
+        public var readIdleTimeout: Duration?
+        /// Redirects for this request (overrides the configuration's).
+        public var redirects: RedirectPolicy?
+        /// Largest body collected for this request (overrides the configuration's).
+        public var maxResponseBodySize: Int?
+        /// Called as the request body goes out: bytes sent, total if known.
+        public var uploadProgress: (@Sendable (_ sent: Int, _ total: Int?) -> Void)?
+        /// Called as the response body arrives: bytes received, `Content-Length` if given.
+        public var downloadProgress: (@Sendable (_ received: Int, _ total: Int?) -> Void)?
+
+        /// No overrides.
+        public init() {}
+    }
+}
+
+/// Counts of the client's connections and waiting requests, over every loop and origin.
+public struct ConnectionPoolStatistics: Sendable, Hashable {
+    /// Connections open or opening.
+    public var open = 0
+    /// Connections waiting for a request.
+    public var idle = 0
+    /// Connections serving a request.
+    public var leased = 0
+    /// Connections being opened.
+    public var connecting = 0
+    /// Requests waiting for a connection.
+    public var waiting = 0
+
+    /// Counts as given (all zero by default).
+    public init(open: Int = 0, idle: Int = 0, leased: Int = 0, connecting: Int = 0, waiting: Int = 0) {
+        self.open = open; self.idle = idle; self.leased = leased; self.connecting = connecting; self.waiting = waiting
+    }
+}

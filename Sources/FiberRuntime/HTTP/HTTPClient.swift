@@ -1,0 +1,170 @@
+/// An HTTP/1.1 client on the runtime: keep-alive pools per event loop and
+/// origin, redirects, transparent decompression, deadlines and timings.
+///
+/// Each request runs with its loop as the task-executor preference, so from
+/// `execute` to `uv_write` and back it costs no thread hop. Safe to share.
+public final class HTTPClient: Sendable {
+    /// The configuration the client was made with.
+    public let configuration: Configuration
+    private let group: EventLoopGroup
+    private let pools: [ObjectIdentifier: ConnectionPool]
+
+    /// A client whose connections live on `eventLoopGroup`'s loops.
+    public init(eventLoopGroup: EventLoopGroup = .shared, configuration: Configuration = Configuration()) {
+        self.group = eventLoopGroup
+        self.configuration = configuration
+        var pools: [ObjectIdentifier: ConnectionPool] = [:]
+        for loop in eventLoopGroup.loops {
+            pools[ObjectIdentifier(loop)] = ConnectionPool(
+                loop: loop, limits: configuration.poolLimits, socketOptions: configuration.socket,
+                maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver)
+        }
+        self.pools = pools
+    }
+
+    /// Sends `request` and reads the whole response body.
+    ///
+    /// - Throws: `HTTPClientError`: `.invalidHeader` before anything is sent;
+    ///   `.transport` (refused, reset, DNS, connect timeout) with the socket's
+    ///   error; `.malformedResponse`, `.headersTooLarge`, `.bodyTooLarge`,
+    ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`,
+    ///   `.deadlineExceeded`, `.poolWaitTimeout`, redirect errors, `.cancelled`, `.shutdown`.
+    public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
+        let loop = group.next()
+        return try await withTaskExecutorPreference(loop) {
+            try await self.run(request, options: options, on: loop) { response, target, redirects, decoder in
+                var body = response.body
+                if let decoder {
+                    var inflated: [UInt8] = []
+                    try decoder.inflate(body, into: &inflated)
+                    try decoder.finish()
+                    body = inflated
+                }
+                return HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
+                                          body: body, timing: response.timing, url: target.description, redirectCount: redirects)
+            }
+        }
+    }
+
+    /// Sends `request` and returns as soon as the response head arrives; the body streams with backpressure.
+    ///
+    /// - Throws: as `execute`, for everything up to the head; the body's
+    ///   iteration throws what happens after.
+    public func stream(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientStreamingResponse {
+        let loop = group.next()
+        return try await withTaskExecutorPreference(loop) {
+            try await self.run(request, options: options, on: loop, streaming: true) { response, target, _, decoder in
+                var body = response.stream!
+                if let decoder { body = HTTPResponseBody(inflating: body, with: decoder, loop: loop) }
+                return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
+                                                   headers: response.head.headers, body: body, timing: response.timing,
+                                                   url: target.description)
+            }
+        }
+    }
+
+    /// Connection counts over every loop and origin.
+    public func statistics() async -> ConnectionPoolStatistics {
+        var total = ConnectionPoolStatistics()
+        for pool in pools.values {
+            let s = await pool.statistics()
+            total.open += s.open; total.idle += s.idle; total.leased += s.leased
+            total.connecting += s.connecting; total.waiting += s.waiting
+        }
+        return total
+    }
+
+    /// Closes every idle connection and fails waiting requests with `.shutdown`;
+    /// requests in flight finish, then their connections close.
+    public func shutdown() async {
+        for pool in pools.values { await pool.shutdown() }
+    }
+
+    // MARK: The exchange loop: redirects, one retry on a stale connection
+
+    private func run<R>(
+        _ original: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, streaming: Bool = false,
+        finish: (HTTP1Connection.Response, HTTPTarget, Int, Inflater?) async throws -> R
+    ) async throws -> R {
+        let start = ContinuousClock.now
+        let deadline = (options.timeout ?? configuration.requestTimeout).map { start + $0 }
+        let policy = options.redirects ?? configuration.redirects
+        var request = original
+        var visited: Set<String> = ["\(request.method) \(request.target)"]
+        var redirects = 0
+        do {
+            while true {
+                let response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
+                                                 streaming: streaming && true)
+                let location = response.head.headers["Location"]
+                if let next = try policy.next(after: response.head.status, location: location, request: request,
+                                              visited: &visited, followed: redirects) {
+                    if let body = response.stream { Task { for try await _ in body {} } }  // let the connection finish
+                    request = next
+                    redirects += 1
+                    continue
+                }
+                var decoder: Inflater?
+                if configuration.decompression, request.method != "HEAD", let coding = Inflater.coding(of: response.head.headers) {
+                    let max = options.maxResponseBodySize ?? configuration.maxResponseBodySize
+                    decoder = try Inflater(encoding: coding, limits: .init(maxSize: max, maxRatio: configuration.maxDecompressionRatio))
+                }
+                return try await finish(response, request.target, redirects, decoder)
+            }
+        } catch {
+            throw HTTPClientError.wrapping(error, url: request.target.description)
+        }
+    }
+
+    private func attempt(
+        _ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, start: ContinuousClock.Instant,
+        deadline: ContinuousClock.Instant?, streaming: Bool
+    ) async throws -> HTTP1Connection.Response {
+        let prepared = try await prepare(request, options: options, on: loop)
+        defer { if case .file(let file)? = prepared.body { Task { await file.close(on: loop) } } }
+        let pool = pools[ObjectIdentifier(loop)]!
+        let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port)
+        let max = options.maxResponseBodySize ?? configuration.maxResponseBodySize
+        let mode: HTTP1Connection.BodyMode = streaming
+            ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
+            : .collect(maxBytes: max)
+        let readIdle = options.readIdleTimeout ?? configuration.readIdleTimeout
+        for attempt in 1...2 {
+            let waitStart = ContinuousClock.now
+            let leased = try await pool.lease(key, deadline: deadline)
+            var timing = leased.setup ?? RequestTiming()
+            let waited = ContinuousClock.now - waitStart
+            if leased.setup == nil, waited > .milliseconds(1) { timing.poolWait = waited }
+            do {
+                return try await leased.connection.execute(prepared, mode: mode, readIdleTimeout: readIdle, deadline: deadline,
+                                                          start: start, timing: timing)
+            } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 {
+                continue
+            }
+        }
+        preconditionFailure("unreachable: the second attempt returns or throws")
+    }
+
+    private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
+        var headers = request.headers
+        if configuration.decompression, request.method != "HEAD", !headers.contains(name: "Accept-Encoding") {
+            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
+        var body: PreparedRequest.Body?
+        var length: Int?
+        switch request.body?.source {
+        case nil: break
+        case .bytes(let bytes)?: body = .bytes(bytes); length = bytes.count
+        case .stream(let n, let make)?: body = .stream(length: n, make); length = n
+        case .file(let path)?:
+            let file = try await LoopFile.open(path, on: loop)
+            body = .file(file)
+            length = file.size
+        }
+        let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: headers,
+                                                   bodyLength: length, hasBody: body != nil)
+        return PreparedRequest(method: request.method, url: request.target.description, isIdempotent: request.isIdempotent,
+                               head: head.bytes, body: body, uploadProgress: options.uploadProgress,
+                               downloadProgress: options.downloadProgress)
+    }
+}

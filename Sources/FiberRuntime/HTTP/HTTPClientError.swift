@@ -1,0 +1,87 @@
+/// A failure of an HTTP exchange, with what a caller can act on (`kind`) and
+/// what a person needs to read (`detail`, the URL, the transport's error).
+public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a small open set of values.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The URL is not an absolute http(s) URL.
+        public static let invalidURL = Kind("invalid URL")
+        /// A header name or value may not be sent (CR, LF or NUL, or a name that is not a token).
+        public static let invalidHeader = Kind("invalid request header")
+        /// The response broke HTTP/1.1: bad status line, bad chunk size, conflicting framing, …
+        public static let malformedResponse = Kind("malformed response")
+        /// The response head was larger than the limit.
+        public static let headersTooLarge = Kind("response headers too large")
+        /// The response body was larger than the limit.
+        public static let bodyTooLarge = Kind("response body too large")
+        /// The compressed body was corrupt, or inflated past the size or ratio limit.
+        public static let decompressionFailed = Kind("decompression failed")
+        /// More redirects than allowed.
+        public static let tooManyRedirects = Kind("too many redirects")
+        /// A redirect led back to a URL already visited.
+        public static let redirectLoop = Kind("redirect loop")
+        /// A redirect from https to http, which is refused unless allowed.
+        public static let insecureRedirect = Kind("redirect from https to http")
+        /// The connection closed before the response was complete.
+        public static let connectionClosed = Kind("connection closed before the response was complete")
+        /// The whole request took longer than its deadline.
+        public static let deadlineExceeded = Kind("request deadline exceeded")
+        /// No bytes arrived for longer than the read-idle timeout.
+        public static let readTimeout = Kind("read timed out")
+        /// No connection became free within the request's deadline.
+        public static let poolWaitTimeout = Kind("timed out waiting for a connection")
+        /// The client was shut down.
+        public static let shutdown = Kind("client shut down")
+        /// A socket failed: `transport` says how (refused, reset, DNS, connect timeout, …).
+        public static let transport = Kind("transport error")
+        /// The caller's task was cancelled.
+        public static let cancelled = Kind("cancelled")
+        /// A request the client cannot send (unsupported body, upgrade, …).
+        public static let unsupported = Kind("unsupported request")
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// More about it, for people.
+    public let detail: String?
+    /// The URL of the request, when known.
+    public let url: String?
+    /// The socket error underneath, for `.transport` (and connect timeouts).
+    public let transport: TransportError?
+    /// Set by a connection when a reused connection died before any response
+    /// byte and the request was idempotent or provably not sent: one retry on
+    /// a new connection is safe.
+    var mayRetryOnNewConnection = false
+
+    init(_ kind: Kind, _ detail: String? = nil, url: String? = nil, transport: TransportError? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.url = url
+        self.transport = transport
+    }
+
+    static func invalidURL(_ url: String) -> HTTPClientError { HTTPClientError(.invalidURL, url: url) }
+
+    static func wrapping(_ error: any Error, url: String) -> HTTPClientError {
+        switch error {
+        case let error as HTTPClientError: error.url == nil ? error.at(url) : error
+        case let error as TransportError: HTTPClientError(.transport, url: url, transport: error)
+        case is CancellationError: HTTPClientError(.cancelled, url: url)
+        case let error as DeadlineExceeded: HTTPClientError(.deadlineExceeded, "after \(error.timeout)", url: url)
+        default: HTTPClientError(.transport, "\(error)", url: url)
+        }
+    }
+
+    func at(_ url: String) -> HTTPClientError { HTTPClientError(kind, detail, url: url, transport: transport) }
+
+    public var description: String {
+        var text = "\(kind)"
+        if let detail { text += ": \(detail)" }
+        if let transport { text += ": \(transport)" }
+        if let url { text += " (\(url))" }
+        return text
+    }
+}

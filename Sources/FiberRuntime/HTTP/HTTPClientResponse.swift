@@ -1,0 +1,33 @@
+/// A response whose body was read whole (up to the configured limit).
+public struct HTTPClientResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The reason phrase.
+    public var reason: String
+    /// The header fields, as received (`Content-Encoding` stays even when the body was inflated).
+    public var headers: HTTPHeaders
+    /// The body, inflated if it was compressed.
+    public var body: [UInt8]
+    /// Where the time went.
+    public var timing: RequestTiming
+    /// The URL that answered, after redirects.
+    public var url: String
+    /// How many redirects were followed.
+    public var redirectCount: Int
+}
+
+/// A response whose body is streamed as it arrives.
+public struct HTTPClientStreamingResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// The reason phrase.
+    public var reason: String
+    /// The header fields, as received.
+    public var headers: HTTPHeaders
+    /// The body; iterate it to the end (or drop it) so the connection can be reused or closed.
+    public var body: HTTPResponseBody
+    /// Timing up to the response head.
+    public var timing: RequestTiming
+    /// The URL that answered, after redirects.
+    public var url: String
+}

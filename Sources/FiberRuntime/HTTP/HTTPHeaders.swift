@@ -1,0 +1,99 @@
+/// HTTP header fields in the order they were given or received, with
+/// case-insensitive lookup; a name may appear several times.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// One header field.
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    private(set) var fields: [Field] = []
+
+    /// No fields.
+    public init() {}
+
+    /// Fields from name–value pairs, in order.
+    public init(_ pairs: [(String, String)]) {
+        fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Appends a field, keeping any others of the same name.
+    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Replaces every field named `name` (any case) with one field, or removes them for nil.
+    public mutating func replaceOrAdd(name: String, value: String?) {
+        remove(name: name)
+        if let value { add(name: name, value: value) }
+    }
+
+    /// Removes every field named `name` (any case).
+    public mutating func remove(name: String) { fields.removeAll { $0.name.equalsIgnoringASCIICase(name) } }
+
+    /// The first value of `name` (any case), if present.
+    public subscript(name: String) -> String? { first(name: name) }
+
+    /// The first value of `name` (any case), if present.
+    public func first(name: String) -> String? { fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
+
+    /// Every value of `name` (any case), in order.
+    public func values(name: String) -> [String] { fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value) }
+
+    /// True when some field is named `name` (any case).
+    public func contains(name: String) -> Bool { fields.contains { $0.name.equalsIgnoringASCIICase(name) } }
+
+    /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
+    public func containsToken(_ token: String, in name: String) -> Bool {
+        values(name: name).contains { value in
+            value.split(separator: ",").contains { $0.trimmingSpaces().equalsIgnoringASCIICase(token) }
+        }
+    }
+
+    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+
+    /// The first field that may not be sent: a name that is not an RFC 9110
+    /// token, or a value with CR, LF or NUL (header injection).
+    func firstInvalidField() -> Field? {
+        fields.first { !Self.isToken($0.name) || !Self.isValidValue($0.value) }
+    }
+
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+            }
+        }
+    }
+
+    static func isValidValue(_ value: String) -> Bool {
+        !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+}
+
+extension StringProtocol {
+    func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
+    }
+
+    func trimmingSpaces() -> Substring {
+        let s = Substring(self)
+        let start = s.firstIndex { $0 != " " && $0 != "\t" } ?? s.endIndex
+        let end = s.lastIndex { $0 != " " && $0 != "\t" }.map { s.index(after: $0) } ?? start
+        return s[start..<Swift.max(start, end)]
+    }
+}

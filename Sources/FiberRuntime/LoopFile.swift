@@ -1,0 +1,89 @@
+import CLibUV
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file opened for reading through libuv's file-system calls, which run on
+/// libuv's thread pool: the loop never blocks on the disk. Upload bodies
+/// stream from it in 64 KiB pieces, never whole into memory.
+final class LoopFile: Sendable {
+    /// The size when opened, in bytes.
+    let size: Int
+    private let descriptor: Int32
+
+    private init(descriptor: Int32, size: Int) {
+        self.descriptor = descriptor
+        self.size = size
+    }
+
+    /// Opens `path` for reading and measures it.
+    ///
+    /// - Throws: `TransportError` with the system's reason (`ENOENT`, `EACCES`, …) and `operation` `open`.
+    static func open(_ path: String, on loop: EventLoop) async throws -> LoopFile {
+        let fd = try await fs(on: loop, operation: "open \(path)") { req, cb in
+            uv_fs_open(loop.uvLoop, req, path, O_RDONLY | O_CLOEXEC, 0, cb)
+        } result: { Int($0.pointee.result) }
+        do {
+            let size = try await fs(on: loop, operation: "fstat \(path)") { req, cb in
+                uv_fs_fstat(loop.uvLoop, req, uv_file(fd), cb)
+            } result: { Int($0.pointee.statbuf.st_size) }
+            return LoopFile(descriptor: Int32(fd), size: size)
+        } catch {
+            await LoopFile(descriptor: Int32(fd), size: 0).close(on: loop)
+            throw error
+        }
+    }
+
+    /// The file's bytes from the start, as chunks of at most `chunkSize`.
+    func chunks(on loop: EventLoop, chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<[UInt8], any Error> {
+        let fd = descriptor
+        var offset = 0
+        return AsyncThrowingStream {
+            let chunk = try await Self.read(fd, at: offset, count: chunkSize, on: loop)
+            offset += chunk.count
+            return chunk.isEmpty ? nil : chunk
+        }
+    }
+
+    /// Closes the file; errors are ignored (nothing useful can follow them).
+    func close(on loop: EventLoop) async {
+        _ = try? await Self.fs(on: loop, operation: "close") { req, cb in
+            uv_fs_close(loop.uvLoop, req, uv_file(self.descriptor), cb)
+        } result: { _ in 0 }
+    }
+
+    private static func read(_ fd: Int32, at offset: Int, count: Int, on loop: EventLoop) async throws -> [UInt8] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
+        defer { buffer.deallocate() }
+        nonisolated(unsafe) let base = buffer.baseAddress!
+        let n = try await fs(on: loop, operation: "read") { req, cb in
+            var buf = uv_buf_init(base.assumingMemoryBound(to: CChar.self), UInt32(count))
+            return uv_fs_read(loop.uvLoop, req, uv_file(fd), &buf, 1, Int64(offset), cb)
+        } result: { Int($0.pointee.result) }
+        return Array(UnsafeRawBufferPointer(start: base, count: n))
+    }
+
+    /// Runs one libuv file-system request on `loop` and returns what `result` reads from it.
+    private static func fs<T: Sendable>(
+        on loop: EventLoop, operation: String,
+        _ submit: @escaping @Sendable (UnsafeMutablePointer<uv_fs_t>, uv_fs_cb) -> Int32,
+        result: @escaping @Sendable (UnsafeMutablePointer<uv_fs_t>) -> T
+    ) async throws -> T {
+        let once = OnceContinuation<T>()
+        try loop.execute {
+            let request = UVRequest.make(UV_FS)
+            request.fsCompletion = { req in
+                let status = req.pointee.result
+                once.resume(with: status < 0
+                    ? .failure(UVError.transportError(Int32(status), operation: operation))
+                    : .success(result(req)))
+            }
+            let status = submit(request.pointer(as: uv_fs_t.self), UVRequest.fsCallback)
+            if status < 0 {
+                request.discard()
+                once.resume(with: .failure(UVError.transportError(status, operation: operation)))
+            }
+        }
+        return try await once.wait()
+    }
+}

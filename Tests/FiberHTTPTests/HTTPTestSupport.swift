@@ -1,0 +1,57 @@
+import FiberRuntime
+import FiberTesting
+import Testing
+
+/// A group, a loopback test server and a client on it; afterwards checks that
+/// the client left no connection leased or waiting, then shuts all down.
+func withClient<T>(
+    configure: (inout HTTPClient.Configuration) -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (HTTPClient, TestHTTPServer) async throws -> T
+) async throws -> T {
+    let group = EventLoopGroup(loopCount: 1, name: "http-test")
+    var configuration = HTTPClient.Configuration()
+    configuration.readIdleTimeout = .seconds(10)
+    configure(&configuration)
+    let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+    let server = try await TestHTTPServer.start(on: group.loops[0])
+    do {
+        let result = try await body(client, server)
+        let stats = await client.statistics()
+        #expect(stats.leased == 0 && stats.waiting == 0 && stats.connecting == 0, "pool not at rest: \(stats)", sourceLocation: sourceLocation)
+        await client.shutdown()
+        await server.shutdown()
+        #expect(await client.statistics().open == 0, sourceLocation: sourceLocation)
+        try await group.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        await server.shutdown()
+        try? await group.shutdown()
+        throw error
+    }
+}
+
+extension HTTPClient {
+    func get(_ url: String, headers: HTTPHeaders = [:], options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
+        try await execute(HTTPClientRequest(url: url, headers: headers), options: options)
+    }
+}
+
+/// Expects `body` to throw an `HTTPClientError` of `kind`.
+func expectHTTPError(
+    _ kind: HTTPClientError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async {
+    do {
+        try await body()
+        Issue.record("expected \(kind), but it succeeded", sourceLocation: sourceLocation)
+    } catch let error as HTTPClientError {
+        #expect(error.kind == kind, "got \(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected HTTPClientError \(kind), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+extension String {
+    var bytes: [UInt8] { Array(utf8) }
+}

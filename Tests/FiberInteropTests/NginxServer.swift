@@ -1,0 +1,306 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real nginx for one test: its own configuration, files and logs in a fresh
+/// temporary directory, listening on an ephemeral loopback port, run as a
+/// child process and stopped by its PID (SIGTERM, then wait) at the end.
+///
+/// nginx runs in the foreground (`daemon off`) as a single process
+/// (`master_process off`), so the PID it has is the only process to stop, and
+/// it never changes user (the tests may run as root).
+final class NginxServer: Sendable {
+    /// Where the Debian package installs nginx.
+    static let binary = "/usr/sbin/nginx"
+    /// True when nginx is installed; suites are `.enabled(if:)` this.
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+
+    /// The temporary directory that holds everything of this server.
+    let directory: String
+    /// The document root (`<directory>/www`): files the test creates here are served.
+    let root: String
+    /// The loopback port it listens on.
+    let port: Int
+    private let process: ChildProcess
+
+    /// `http://127.0.0.1:<port>`.
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    /// The URL of `path` (starting with `/`) on this server.
+    func url(_ path: String) -> String { origin + path }
+
+    /// The path of `relative` inside the document root.
+    func file(_ relative: String) -> String { root + "/" + relative }
+
+    private init(directory: String, port: Int, process: ChildProcess) {
+        self.directory = directory
+        self.root = directory + "/www"
+        self.port = port
+        self.process = process
+    }
+
+    /// What went wrong starting nginx.
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Writes the configuration and starts nginx.
+    ///
+    /// - Parameters:
+    ///   - server: directives inside the `server { }` block (after `listen` and `root`);
+    ///     `{{PORT}}`, `{{ROOT}}` and `{{DIR}}` are replaced by the port, the
+    ///     document root and the temporary directory.
+    ///   - http: extra directives of the `http { }` block, same placeholders.
+    ///   - prepare: creates files in the document root before nginx starts.
+    static func start(server: String, http: String = "", prepare: (_ root: String) throws -> Void = { _ in }) async throws -> NginxServer {
+        let directory = try makeTemporaryDirectory()
+        do {
+            let root = directory + "/www"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            try prepare(root)
+            var lastError = ""
+            // A port found free may be taken by someone else before nginx binds it: try a few.
+            for _ in 1...5 {
+                let port = try freePort()
+                let conf = configuration(server: server, http: http, directory: directory, port: port)
+                try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+                let process = try ChildProcess.spawn(
+                    binary, arguments: ["-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
+                    output: directory + "/stderr.log")
+                let nginx = NginxServer(directory: directory, port: port, process: process)
+                switch await nginx.waitUntilListening() {
+                case .listening:
+                    return nginx
+                case .exited(let log):
+                    lastError = log
+                    if log.contains("Address already in use") { continue }
+                    throw StartError(description: "nginx exited at start (\(process.exitDescription)):\n\(log)")
+                case .timedOut(let log):
+                    await nginx.stop()
+                    throw StartError(description: "nginx did not listen on port \(port) within 10 s:\n\(log)")
+                }
+            }
+            throw StartError(description: "no free port after 5 tries:\n\(lastError)")
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    /// Stops nginx (SIGTERM to its PID, SIGKILL after 5 s) and removes the temporary directory.
+    func stop() async {
+        await process.terminate()
+        if ProcessInfo.processInfo.environment["FIBER_KEEP_NGINX_DIR"] == nil {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// nginx's error log so far (for failure messages).
+    var errorLog: String {
+        let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: directory + "/stderr.log", encoding: .utf8)) ?? ""
+        return log + stderr
+    }
+
+    // MARK: Start-up
+
+    private enum Readiness { case listening, exited(String), timedOut(String) }
+
+    private func waitUntilListening() async -> Readiness {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if !process.isRunning { return .exited(errorLog) }
+            if Self.accepts(port: port) {
+                // Someone else may hold the port: it is ours only if nginx still runs.
+                try? await Task.sleep(for: .milliseconds(5))
+                return process.isRunning ? .listening : .exited(errorLog)
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return .timedOut(errorLog)
+    }
+
+    private static func configuration(server: String, http: String, directory: String, port: Int) -> String {
+        func fill(_ text: String) -> String {
+            text.replacingOccurrences(of: "{{PORT}}", with: String(port))
+                .replacingOccurrences(of: "{{ROOT}}", with: directory + "/www")
+                .replacingOccurrences(of: "{{DIR}}", with: directory)
+        }
+        return """
+        daemon off;
+        master_process off;
+        worker_processes 1;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/error.log info;
+        events { worker_connections 1024; }
+        http {
+            access_log off;
+            client_body_temp_path \(directory)/client_body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+            types { text/plain txt; application/json json; text/html html; }
+            default_type application/octet-stream;
+            client_max_body_size 64m;
+            sendfile on;
+            tcp_nopush on;
+            keepalive_timeout 65s;
+        \(fill(http))
+            server {
+                listen 127.0.0.1:\(port);
+                server_name localhost;
+                root \(directory)/www;
+        \(fill(server))
+            }
+        }
+
+        """
+    }
+
+    private static func makeTemporaryDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/fiber-nginx-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw StartError(description: "mkdtemp failed: errno \(errno)")
+        }
+        return String(cString: made)
+    }
+
+    /// A loopback port that was free a moment ago (bound to port 0, then closed).
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw StartError(description: "socket failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw StartError(description: "bind failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// True when a TCP connect to 127.0.0.1:`port` succeeds (the connection is closed at once).
+    private static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
+
+/// Runs `body` with a fresh nginx (see `NginxServer.start`), and stops it afterwards, whatever happens.
+func withNginx<T>(
+    server: String, http: String = "", prepare: (_ root: String) throws -> Void = { _ in },
+    _ body: (NginxServer) async throws -> T
+) async throws -> T {
+    let nginx = try await NginxServer.start(server: server, http: http, prepare: prepare)
+    do {
+        let result = try await body(nginx)
+        await nginx.stop()
+        return result
+    } catch {
+        await nginx.stop()
+        throw error
+    }
+}
+
+/// A child process started with `posix_spawn`, with every signal unblocked and
+/// at its default disposition: a process spawned from a thread of the
+/// cooperative pool would otherwise inherit that thread's blocked signals
+/// (SIGTERM among them), which nginx, single-process, never unblocks.
+/// (Foundation's `Process` offers no control over the signal mask.)
+final class ChildProcess: Sendable {
+    let pid: pid_t
+    private let exit = Mutex<Int32?>(nil)
+
+    private init(pid: pid_t) { self.pid = pid }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts `path` with `arguments`; stdout and stderr go to the file `output`, stdin is /dev/null.
+    static func spawn(_ path: String, arguments: [String], output: String) throws -> ChildProcess {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Other tests' sockets must not live on in nginx (glibc 2.34+; libuv's are close-on-exec anyway).
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        guard status == 0 else { throw SpawnError(description: "posix_spawn \(path) failed: \(String(cString: strerror(status)))") }
+        return ChildProcess(pid: pid)
+    }
+
+    /// False once the process has exited (and been reaped).
+    var isRunning: Bool {
+        exit.withLock { exit in
+            if exit != nil { return false }
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result < 0 && errno == ECHILD) {
+                exit = status
+                return false
+            }
+            return true
+        }
+    }
+
+    /// How it ended, for messages.
+    var exitDescription: String {
+        guard let status = exit.withLock({ $0 }) else { return "running" }
+        let signal = status & 0x7F
+        return signal == 0 ? "exit status \((status >> 8) & 0xFF)" : "killed by signal \(signal)"
+    }
+
+    /// SIGTERM to this PID only, then waits for it to exit; SIGKILL after `grace`.
+    func terminate(grace: Duration = .seconds(5)) async {
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        if isRunning {
+            kill(pid, SIGKILL)
+            while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+}
