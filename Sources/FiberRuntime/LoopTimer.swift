@@ -22,6 +22,15 @@ final class LoopTimer {
         uv_timer_stop(handle.timer)
     }
 
+    /// Sets what the timer does when it fires, for `restart(after:)`.
+    func setAction(_ action: @escaping () -> Void) { handle.onTimer = action }
+
+    /// (Re)starts the timer with the action already set: no allocation, for timers re-armed on every read.
+    func restart(after delay: Duration) {
+        guard !handle.isClosing else { return }
+        uv_timer_start(handle.timer, UVHandle.timerCallback, Self.milliseconds(delay), 0)
+    }
+
     /// Stops and frees the timer; safe to call twice.
     func close() { handle.close() }
 

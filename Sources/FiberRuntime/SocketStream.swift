@@ -1,5 +1,8 @@
 import CLibUV
 import DequeModule
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A connected byte stream (TCP or Unix domain socket), owned by an actor
 /// pinned to its event loop.
@@ -135,14 +138,32 @@ public actor SocketStream {
         } else if status < 0 {
             uv_read_stop(handle.stream)
             backpressure.finished()
-            let error: TransportError? = status == Int(UV_EOF.rawValue)
-                ? nil : UVError.transportError(Int32(status), operation: "read", address: remoteAddress?.description)
+            let error = endError(status)
             end = .some(error)
             if let pending = reader {
                 reader = nil
                 if let error { pending.continuation.resume(throwing: error) } else { pending.continuation.resume(returning: nil) }
             }
         }
+    }
+
+    /// The error a negative read status means, or nil for an orderly end.
+    ///
+    /// When the peer's last data and its reset arrive in one poll event, libuv
+    /// (1.44) reads the data, then reports `UV_EOF` and never reads the error,
+    /// which stays in `SO_ERROR`: a reset would pass for a clean end (and a cut
+    /// close-delimited body for a complete one). So an EOF asks the socket.
+    private func endError(_ status: Int) -> TransportError? {
+        guard status == Int(UV_EOF.rawValue) else {
+            return UVError.transportError(Int32(status), operation: "read", address: remoteAddress?.description)
+        }
+        guard handle.handle.pointee.type == UV_TCP else { return nil }
+        var fd = uv_os_fd_t()
+        guard uv_fileno(handle.handle, &fd) == 0 else { return nil }
+        var pending: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &pending, &length) == 0, pending != 0 else { return nil }
+        return UVError.transportError(-pending, operation: "read", address: remoteAddress?.description)
     }
 
     private func apply(_ action: ReadBackpressure.Action) {
@@ -202,8 +223,7 @@ public actor SocketStream {
             reader(.bytes(bytes))
         } else if status < 0 {
             uv_read_stop(handle.stream)
-            let error: TransportError? = status == Int(UV_EOF.rawValue)
-                ? nil : UVError.transportError(Int32(status), operation: "read", address: remoteAddress?.description)
+            let error = endError(status)
             end = .some(error)
             reader(error.map(InPlaceRead.failure) ?? .end)
         }

@@ -26,7 +26,7 @@ struct ClientPoolTests {
             try await server.waitForRequests(1)
             var options = HTTPClient.RequestOptions()
             options.timeout = .milliseconds(100)
-            await expectHTTPError(.poolWaitTimeout) { _ = try await client.get(server.url("/fast"), options: options) }
+            await expectHTTPError(.deadlineExceeded) { _ = try await client.get(server.url("/fast"), options: options) }
             let value12 = try await slow.value.status
             #expect(value12 == 200)
         }

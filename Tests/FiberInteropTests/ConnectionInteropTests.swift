@@ -258,11 +258,12 @@ struct ConnectionInteropTests {
                 #expect(value.utf8.allSatisfy { $0 == UInt8(ascii: "x") })
                 // 70 KiB does not.
                 await expectClientError(.headersTooLarge) { try await client.execute(request(nginx.url("/header70k"))) }
-                // The connection that failed is gone, and the next request works.
-                let statistics = await waitForStatistics(client) { $0.open == 1 }
-                #expect(statistics.open == 1, "\(statistics)")
+                // The connection that failed is closed, and the next request works on a new one.
+                let statistics = await waitForStatistics(client) { $0.open == 0 }
+                #expect(statistics.open == 0, "\(statistics)")
                 let hello = try await client.execute(request(nginx.url("/hello")))
                 #expect(hello.text == "Hello, world!")
+                #expect(!hello.timing.reusedConnection)
             }
             try await withClient(configure: { $0.maxHeaderBytes = 1024 }) { client in
                 let hello = try await client.execute(request(nginx.url("/hello")))

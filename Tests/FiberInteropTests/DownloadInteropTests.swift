@@ -68,33 +68,31 @@ struct DownloadInteropTests {
         }
     }
 
-    @Test func staticFileStreamedIsByteExact() async throws {
+    @Test(arguments: [false, true])
+    func staticFileStreamedIsByteExact(slowConsumer: Bool) async throws {
         try await withServer { nginx in
             try await withClient { client in
-                for slowConsumer in [false, true] {
-                    let response = try await client.stream(request(nginx.url("/files/big.bin")))
-                    #expect(response.status == 200)
-                    #expect(response.headers["Content-Length"] == String(Self.binary.count))
-                    #expect(response.timing.firstByte > .zero)
-                    var adler = RunningAdler32()
-                    var received: [UInt8] = []
-                    var chunks = 0
-                    for try await chunk in response.body {
-                        adler.update(chunk)
-                        received += chunk
-                        chunks += 1
-                        // A consumer slower than loopback: the client must stop reading and resume.
-                        if slowConsumer, chunks % 8 == 0 { try await Task.sleep(for: .milliseconds(2)) }
-                    }
-                    #expect(adler.count == Self.binary.count)
-                    #expect(adler.value == adler32(Self.binary))
-                    #expect(received == Self.binary)
-                    // Read to its end, the connection goes back to the pool.
-                    let statistics = await waitForStatistics(client) { $0.idle == 1 }
-                    #expect(statistics.open == 1 && statistics.idle == 1, "\(statistics)")
+                let response = try await client.stream(request(nginx.url("/files/big.bin")))
+                #expect(response.status == 200)
+                #expect(response.headers["Content-Length"] == String(Self.binary.count))
+                #expect(response.timing.firstByte > .zero)
+                var adler = RunningAdler32()
+                var received: [UInt8] = []
+                var chunks = 0
+                for try await chunk in response.body {
+                    adler.update(chunk)
+                    received += chunk
+                    chunks += 1
+                    // A consumer slower than loopback: the client must stop reading and resume.
+                    if slowConsumer, chunks % 8 == 0 { try await Task.sleep(for: .milliseconds(2)) }
                 }
-                let small = try await client.execute(request(nginx.url("/files/records.json")))
-                #expect(small.timing.reusedConnection)
+                #expect(adler.count == Self.binary.count)
+                #expect(adler.value == adler32(Self.binary))
+                #expect(received == Self.binary)
+                // Read to its end, the connection goes back to the pool (reusing it:
+                // StreamingInteropTests.connectionIsReusableAfterAStreamThatFilledTheBuffer).
+                let statistics = await waitForStatistics(client) { $0.idle == 1 }
+                #expect(statistics.open == 1 && statistics.idle == 1, "\(statistics)")
             }
         }
     }
@@ -223,12 +221,19 @@ struct DownloadInteropTests {
         }
     }
 
+    /// Client bug: nginx answers this HEAD without Content-Length or
+    /// Transfer-Encoding (it would compress on the fly). A response to HEAD has
+    /// no body whatever its head says, but the client decides keep-alive before
+    /// telling llhttp so, takes the response as close-delimited, and closes a
+    /// connection that nginx keeps open.
     @Test func headOfAGzippedResourceLeavesTheConnectionReusable() async throws {
         try await withServer { nginx in
             try await withClient(configure: { $0.decompression = false }) { client in
                 let head = try await client.execute(request(nginx.url("/gz/records.txt"), method: "HEAD", headers: ["Accept-Encoding": "gzip"]))
                 #expect(head.status == 200)
                 #expect(head.headers["Content-Encoding"] == "gzip")
+                #expect(head.headers["Content-Length"] == nil && head.headers["Transfer-Encoding"] == nil)
+                #expect(head.headers["Connection"] == "keep-alive", "nginx keeps the connection")
                 #expect(head.body.isEmpty)
                 let get = try await client.execute(request(nginx.url("/files/records.json")))
                 #expect(get.timing.reusedConnection)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -89,12 +90,21 @@ final class NginxServer: Sendable {
         }
     }
 
-    /// Stops nginx (SIGTERM to its PID, SIGKILL after 5 s) and removes the temporary directory.
-    func stop() async {
-        await process.terminate()
+    /// Stops nginx (SIGTERM to its PID, SIGKILL after 5 s) and removes the
+    /// temporary directory (kept when `FIBER_KEEP_NGINX_DIR` is set).
+    ///
+    /// - Returns: problems worth a test failure: nginx needed SIGKILL, or its
+    ///   error log has `[emerg]`, `[alert]` or `[crit]` lines.
+    @discardableResult
+    func stop() async -> [String] {
+        var problems: [String] = []
+        if await !process.terminate() { problems.append("nginx (pid \(process.pid)) ignored SIGTERM for 5 s and was killed") }
+        let serious = errorLog.split(separator: "\n").filter { $0.contains("[emerg]") || $0.contains("[alert]") || $0.contains("[crit]") }
+        if !serious.isEmpty { problems.append("nginx logged:\n" + serious.joined(separator: "\n")) }
         if ProcessInfo.processInfo.environment["FIBER_KEEP_NGINX_DIR"] == nil {
             try? FileManager.default.removeItem(atPath: directory)
         }
+        return problems
     }
 
     /// nginx's error log so far (for failure messages).
@@ -206,19 +216,22 @@ final class NginxServer: Sendable {
 }
 
 /// Runs `body` with a fresh nginx (see `NginxServer.start`), and stops it afterwards, whatever happens.
+///
+/// nginx needing SIGKILL, or logging `[emerg]`, `[alert]` or `[crit]`, is recorded as an issue.
 func withNginx<T>(
     server: String, http: String = "", prepare: (_ root: String) throws -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (NginxServer) async throws -> T
 ) async throws -> T {
     let nginx = try await NginxServer.start(server: server, http: http, prepare: prepare)
+    let result: Result<T, any Error>
     do {
-        let result = try await body(nginx)
-        await nginx.stop()
-        return result
+        result = .success(try await body(nginx))
     } catch {
-        await nginx.stop()
-        throw error
+        result = .failure(error)
     }
+    for problem in await nginx.stop() { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+    return try result.get()
 }
 
 /// A child process started with `posix_spawn`, with every signal unblocked and
@@ -291,8 +304,11 @@ final class ChildProcess: Sendable {
     }
 
     /// SIGTERM to this PID only, then waits for it to exit; SIGKILL after `grace`.
-    func terminate(grace: Duration = .seconds(5)) async {
-        guard isRunning else { return }
+    ///
+    /// - Returns: false if it had to be killed.
+    @discardableResult
+    func terminate(grace: Duration = .seconds(5)) async -> Bool {
+        guard isRunning else { return true }
         kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + grace
         while isRunning, ContinuousClock.now < deadline {
@@ -301,6 +317,8 @@ final class ChildProcess: Sendable {
         if isRunning {
             kill(pid, SIGKILL)
             while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+            return false
         }
+        return true
     }
 }

@@ -1,15 +1,15 @@
 import FiberRuntime
 import Testing
 
-/// Behaviour of the runtime found while writing the test server, kept here as
-/// a known issue until `SocketStream` handles it (see Docs/TestServer.md).
+/// Behaviour of the runtime found while writing the test server, fixed in
+/// `SocketStream` and kept here as a regression test.
 @Suite(.timeLimit(.minutes(1)))
 struct RuntimeIssueTests {
     /// When a peer's bytes and its RST arrive in the same poll event, libuv
     /// (`uv__stream_io`, POLLHUP after a partial read) reports UV_EOF and never
-    /// reads the pending `ECONNRESET` (it stays in `SO_ERROR`), so the stream
-    /// ends cleanly: a reset mid-body looks like a close.
-    @Test func aResetRightAfterDataIsReportedAsAnOrderlyEnd() async throws {
+    /// reads the pending `ECONNRESET` (it stays in `SO_ERROR`); the stream asks
+    /// the socket at EOF, so a reset mid-body is not taken for a close.
+    @Test func aResetRightAfterDataIsReportedAsAReset() async throws {
         let group = EventLoopGroup(loopCount: 1, name: "issue")
         let loop = group.loops[0]
         let listener = try await SocketListener.listen(on: loop)
@@ -21,11 +21,10 @@ struct RuntimeIssueTests {
         try await server.write(Array("xxx".utf8))
         await server.reset()
         var received: [UInt8] = []
-        await withKnownIssue("SocketStream reports EOF instead of ECONNRESET when data and RST arrive together", isIntermittent: true) {
-            await #expect {
-                while let chunk = try await client.read() { received += chunk }
-            } throws: { ($0 as? TransportError)?.kind == .connectionReset }
-        }
+        // libuv reports EOF here and leaves ECONNRESET in SO_ERROR; SocketStream asks the socket.
+        await #expect {
+            while let chunk = try await client.read() { received += chunk }
+        } throws: { ($0 as? TransportError)?.kind == .connectionReset }
         #expect(received == Array("xxx".utf8))
         await client.close()
         await listener.close()

@@ -160,6 +160,9 @@ struct ConnectionPoolStateMachine {
         return s
     }
 
+    /// True when some connection is idle.
+    var hasIdle: Bool { !idle.isEmpty }
+
     /// True when nothing is open, opening or waiting: the pool for this origin can go.
     var isEmpty: Bool { connections.isEmpty && waiters.isEmpty }
 

@@ -44,14 +44,21 @@ actor ConnectionPool {
 
     /// A connection to `key`'s origin: an idle one at once, else when one is made or freed.
     ///
-    /// - Throws: `HTTPClientError` `.poolWaitTimeout` past `deadline`, `.shutdown`,
+    /// - Throws: `HTTPClientError` `.deadlineExceeded` past `deadline`, `.shutdown`,
     ///   `.cancelled`, or the connect error (`.transport`) when opening one failed.
     func lease(_ key: Key, deadline: ContinuousClock.Instant?) async throws -> Leased {
         nextWaiterID += 1
         let waiterID = nextWaiterID
+        let actions = update(key) { $0.leaseRequested(waiterID, now: .now) }
+        // The common case, an idle connection: no waiter, no continuation.
+        if actions.count == 1, case .lease(let id, to: waiterID) = actions[0], let connection = connections[Ref(key: key, id: id)] {
+            let ref = Ref(key: key, id: id)
+            leased.insert(ref)
+            return Leased(connection: connection, setup: fresh.remove(ref) != nil ? connection.setupTiming : nil)
+        }
         let result = OnceContinuation<Leased>()
         waiters[waiterID] = (key, result, nil)
-        perform(updating: key) { $0.leaseRequested(waiterID, now: .now) }
+        perform(actions, key: key)
         if waiters[waiterID] != nil, let deadline {
             let timer = try? LoopTimer(on: loop)
             waiters[waiterID]?.timer = timer
@@ -89,18 +96,27 @@ actor ConnectionPool {
     // MARK: Performing actions
 
     private func perform(updating key: Key, _ event: (inout ConnectionPoolStateMachine) -> [ConnectionPoolStateMachine.Action]) {
-        var machine: ConnectionPoolStateMachine
-        if let existing = machines[key] {
-            machine = existing
-        } else {
-            // An origin first seen after shutdown starts shut down (it has nothing to act on yet).
-            machine = ConnectionPoolStateMachine(limits: limits)
-            if isShutDown { _ = machine.shutdown() }
-        }
-        let actions = event(&machine)
-        machines[key] = machine.isEmpty && !isShutDown ? nil : machine
+        perform(update(key, event), key: key)
+    }
+
+    private func perform(_ actions: [ConnectionPoolStateMachine.Action], key: Key) {
         for action in actions { perform(action, key: key) }
+        if let machine = machines[key], machine.isEmpty, !isShutDown { machines[key] = nil }
         armSweep()
+    }
+
+    /// Applies `event` to `key`'s machine, in place, and returns its actions.
+    private func update(_ key: Key, _ event: (inout ConnectionPoolStateMachine) -> [ConnectionPoolStateMachine.Action])
+        -> [ConnectionPoolStateMachine.Action]
+    {
+        if machines[key] == nil {
+            // An origin first seen after shutdown starts shut down (it has nothing to act on yet).
+            var machine = ConnectionPoolStateMachine(limits: limits)
+            if isShutDown { _ = machine.shutdown() }
+            machines[key] = machine
+        }
+        // Mutated in place: a copy would copy the machine's tables on every event.
+        return event(&machines[key]!)
     }
 
     private func perform(_ action: ConnectionPoolStateMachine.Action, key: Key) {
@@ -130,7 +146,7 @@ actor ConnectionPool {
             waiter.timer?.close()
             let error: any Error = switch failure {
             case .shutdown: HTTPClientError(.shutdown)
-            case .timedOut: HTTPClientError(.poolWaitTimeout)
+            case .timedOut: HTTPClientError(.deadlineExceeded, "while waiting for a connection")
             case .cancelled: HTTPClientError(.cancelled)
             case .connectFailed: connectErrors.removeValue(forKey: key) ?? HTTPClientError(.transport, "connect failed")
             }
@@ -183,7 +199,7 @@ actor ConnectionPool {
     }
 
     private func armSweep() {
-        guard !isShutDown, sweepTimer == nil, machines.values.contains(where: { $0.statistics.idle > 0 }) else { return }
+        guard !isShutDown, sweepTimer == nil, machines.values.contains(where: { $0.hasIdle }) else { return }
         sweepTimer = try? LoopTimer(on: loop)
         sweepTimer?.start(after: limits.idleTimeout) { [weak self] in
             self?.assumeIsolated { $0.sweep() }

@@ -318,11 +318,16 @@ actor HTTP1Connection {
     }
 
     private func armReadTimer(_ timeout: Duration) {
-        if readTimer == nil { readTimer = try? LoopTimer(on: loop) }
-        exchange?.readIdleTimeout = timeout
-        readTimer?.start(after: timeout) { [weak self] in
-            self?.assumeIsolated { $0.fail(HTTPClientError(.readTimeout, "no bytes for \(timeout)")) }
+        if readTimer == nil {
+            readTimer = try? LoopTimer(on: loop)
+            readTimer?.setAction { [weak self] in
+                self?.assumeIsolated { me in
+                    me.fail(HTTPClientError(.readTimeout, "no bytes for \(me.exchange?.readIdleTimeout ?? .zero)"))
+                }
+            }
         }
+        exchange?.readIdleTimeout = timeout
+        readTimer?.restart(after: timeout)
     }
 }
 
@@ -364,10 +369,13 @@ struct PreparedRequest: Sendable {
     }
 
     let method: String
-    let url: String
+    let target: HTTPTarget
     let isIdempotent: Bool
     let head: [UInt8]
     let body: Body?
     let uploadProgress: (@Sendable (Int, Int?) -> Void)?
     let downloadProgress: (@Sendable (Int, Int?) -> Void)?
+
+    /// For error messages only (built when needed).
+    var url: String { target.description }
 }

@@ -10,7 +10,8 @@ enum HTTP1RequestSerializer {
     ///   sent (CR, LF or NUL in a value, a name that is not a token, or an
     ///   invalid method), before any byte leaves.
     static func head(
-        method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?, hasBody: Bool
+        method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?, hasBody: Bool,
+        acceptEncoding: String? = nil
     ) throws(HTTPClientError) -> (bytes: [UInt8], framing: Framing) {
         guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(method)") }
         if let bad = headers.firstInvalidField() {
@@ -18,8 +19,10 @@ enum HTTP1RequestSerializer {
         }
         let framing: Framing
         if !hasBody {
-            framing = ["POST", "PUT", "PATCH"].contains(method) && !headers.contains(name: "Content-Length")
-                ? .contentLength(0) : .none
+            switch method {
+            case "POST", "PUT", "PATCH": framing = .contentLength(0)
+            default: framing = .none
+            }
         } else if let length = bodyLength {
             framing = .contentLength(length)
         } else {
@@ -39,6 +42,7 @@ enum HTTP1RequestSerializer {
             }
             append(field.name, field.value, to: &out)
         }
+        if let acceptEncoding, !headers.contains(name: "Accept-Encoding") { append("Accept-Encoding", acceptEncoding, to: &out) }
         switch framing {
         case .none: break
         case .contentLength(let n): append("Content-Length", String(n), to: &out)

@@ -28,7 +28,7 @@ public final class HTTPClient: Sendable {
     ///   `.transport` (refused, reset, DNS, connect timeout) with the socket's
     ///   error; `.malformedResponse`, `.headersTooLarge`, `.bodyTooLarge`,
     ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`,
-    ///   `.deadlineExceeded`, `.poolWaitTimeout`, redirect errors, `.cancelled`, `.shutdown`.
+    ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
         let loop = group.next()
         return try await withTaskExecutorPreference(loop) {
@@ -41,7 +41,7 @@ public final class HTTPClient: Sendable {
                     body = inflated
                 }
                 return HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
-                                          body: body, timing: response.timing, url: target.description, redirectCount: redirects)
+                                          body: body, timing: response.timing, target: target, redirectCount: redirects)
             }
         }
     }
@@ -58,7 +58,7 @@ public final class HTTPClient: Sendable {
                 if let decoder { body = HTTPResponseBody(inflating: body, with: decoder, loop: loop) }
                 return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
                                                    headers: response.head.headers, body: body, timing: response.timing,
-                                                   url: target.description)
+                                                   target: target)
             }
         }
     }
@@ -90,13 +90,14 @@ public final class HTTPClient: Sendable {
         let deadline = (options.timeout ?? configuration.requestTimeout).map { start + $0 }
         let policy = options.redirects ?? configuration.redirects
         var request = original
-        var visited: Set<String> = ["\(request.method) \(request.target)"]
+        var visited: Set<String> = []  // filled on the first redirect only
         var redirects = 0
         do {
             while true {
                 let response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
                                                  streaming: streaming && true)
-                let location = response.head.headers["Location"]
+                let location = RedirectPolicy.redirectStatuses.contains(response.head.status) ? response.head.headers["Location"] : nil
+                if location != nil, visited.isEmpty { visited.insert("\(original.method) \(original.target)") }
                 if let next = try policy.next(after: response.head.status, location: location, request: request,
                                               visited: &visited, followed: redirects) {
                     if let body = response.stream { Task { for try await _ in body {} } }  // let the connection finish
@@ -146,10 +147,6 @@ public final class HTTPClient: Sendable {
     }
 
     private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
-        var headers = request.headers
-        if configuration.decompression, request.method != "HEAD", !headers.contains(name: "Accept-Encoding") {
-            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
-        }
         var body: PreparedRequest.Body?
         var length: Int?
         switch request.body?.source {
@@ -161,9 +158,10 @@ public final class HTTPClient: Sendable {
             body = .file(file)
             length = file.size
         }
-        let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: headers,
-                                                   bodyLength: length, hasBody: body != nil)
-        return PreparedRequest(method: request.method, url: request.target.description, isIdempotent: request.isIdempotent,
+        let acceptEncoding = configuration.decompression && request.method != "HEAD" ? "gzip, deflate" : nil
+        let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
+                                                   bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
+        return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,
                                head: head.bytes, body: body, uploadProgress: options.uploadProgress,
                                downloadProgress: options.downloadProgress)
     }

@@ -27,12 +27,11 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         public static let insecureRedirect = Kind("redirect from https to http")
         /// The connection closed before the response was complete.
         public static let connectionClosed = Kind("connection closed before the response was complete")
-        /// The whole request took longer than its deadline.
+        /// The whole request took longer than its deadline (`detail` says in which phase:
+        /// waiting for a connection, or the exchange).
         public static let deadlineExceeded = Kind("request deadline exceeded")
         /// No bytes arrived for longer than the read-idle timeout.
         public static let readTimeout = Kind("read timed out")
-        /// No connection became free within the request's deadline.
-        public static let poolWaitTimeout = Kind("timed out waiting for a connection")
         /// The client was shut down.
         public static let shutdown = Kind("client shut down")
         /// A socket failed: `transport` says how (refused, reset, DNS, connect timeout, …).

@@ -10,8 +10,10 @@ public struct HTTPClientResponse: Sendable {
     public var body: [UInt8]
     /// Where the time went.
     public var timing: RequestTiming
+    /// Where the answer came from, after redirects.
+    public var target: HTTPTarget
     /// The URL that answered, after redirects.
-    public var url: String
+    public var url: String { target.description }
     /// How many redirects were followed.
     public var redirectCount: Int
 }
@@ -28,6 +30,8 @@ public struct HTTPClientStreamingResponse: Sendable {
     public var body: HTTPResponseBody
     /// Timing up to the response head.
     public var timing: RequestTiming
+    /// Where the answer came from, after redirects.
+    public var target: HTTPTarget
     /// The URL that answered, after redirects.
-    public var url: String
+    public var url: String { target.description }
 }
