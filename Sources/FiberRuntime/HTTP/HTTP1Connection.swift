@@ -126,22 +126,28 @@ actor HTTP1Connection {
                 exchange.wroteAnything = true
                 try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
             }
-            exchange.requestSent = true
-            exchange.wroteAnything = true
-            exchange.timing.requestWritten = .now - exchange.start
+            if !exchange.responseDone {
+                exchange.requestSent = true
+                exchange.wroteAnything = true
+                exchange.timing.requestWritten = .now - exchange.start
+            }
+            exchange.sendDone = true
         } catch {
-            // A response may already have ended the exchange (a server may answer before reading the body).
-            if self.exchange === exchange {
+            exchange.sendDone = true
+            // A response may already have ended (a server may answer before reading the body).
+            if self.exchange === exchange, !exchange.responseDone {
                 fail(error as? HTTPClientError ?? HTTPClientError.wrapping(error, url: request.url))
+                return
             }
         }
+        if self.exchange === exchange, exchange.responseDone { finish(exchange) }
     }
 
     private func sendChunks<S: AsyncSequence>(_ chunks: S, chunked: Bool, total: Int?, request: PreparedRequest,
                                               exchange: Exchange) async throws where S.Element == [UInt8] {
         var sent = 0
         for try await chunk in chunks {
-            guard self.exchange === exchange, !exchange.isFinished else { return }
+            guard self.exchange === exchange, !exchange.responseDone else { return }
             guard !chunk.isEmpty else { continue }
             if chunked {
                 try await stream.write(contentsOf: HTTP1RequestSerializer.chunk(chunk))
@@ -165,6 +171,11 @@ actor HTTP1Connection {
 
     private func didRead(_ event: SocketStream.InPlaceRead) {
         guard closedReason == nil else { return }  // our own close, reported back
+        if let exchange, exchange.responseDone {
+            // The answer is complete and the request still going out: anything more spoils reuse.
+            exchange.keepAlive = false
+            return
+        }
         switch event {
         case .bytes(let bytes):
             guard let exchange else {
@@ -263,22 +274,32 @@ actor HTTP1Connection {
 
     // MARK: Ending
 
+    /// The response ended. The exchange ends with it if the request is sent
+    /// too; else the send side ends it (`finish`) when it is done.
     private func complete(_ exchange: Exchange) {
-        guard self.exchange === exchange, let head = exchange.head else { return }
-        exchange.isFinished = true
-        self.exchange = nil
+        guard self.exchange === exchange, let head = exchange.head, !exchange.responseDone else { return }
+        exchange.responseDone = true
         readTimer?.stop()
         deadlineTimer?.stop()
         exchange.timing.total = .now - exchange.start
-        completedExchanges += 1
-        let reusable = exchange.keepAlive && exchange.requestSent && closedReason == nil
-        if !reusable { shut(HTTPClientError(.connectionClosed, "not reusable")) }
-        report(self, reusable)
+        // Back in the pool before the caller resumes, so that its next request finds the connection idle.
+        if exchange.sendDone { finish(exchange) }
         if let buffer = exchange.bodyBuffer {
             buffer.assumeIsolated { $0.finish(nil) }
         } else {
             exchange.response.resume(with: .success(Response(head: head, body: exchange.body, stream: nil, timing: exchange.timing)))
         }
+    }
+
+    /// Both halves are done: decide about reuse and tell the pool.
+    private func finish(_ exchange: Exchange) {
+        guard self.exchange === exchange else { return }
+        exchange.isFinished = true
+        self.exchange = nil
+        completedExchanges += 1
+        let reusable = exchange.keepAlive && exchange.requestSent && closedReason == nil
+        if !reusable { shut(HTTPClientError(.connectionClosed, "not reusable")) }
+        report(self, reusable)
     }
 
     private func fail(_ error: HTTPClientError) {
@@ -349,6 +370,8 @@ final class Exchange: @unchecked Sendable {
     var keepAlive = true
     var requestSent = false
     var wroteAnything = false
+    var sendDone = false
+    var responseDone = false
     var isFinished = false
     var readIdleTimeout: Duration?
 
