@@ -105,6 +105,9 @@ public actor SocketListener {
                     c.resume(throwing: failure)
                 } else if waiter != nil {
                     c.resume(throwing: TransportError(.other, operation: "accept", systemMessage: "another task is already accepting"))
+                } else if Task.isCancelled {
+                    // The cancellation handler may already have run, finding no waiter to resume.
+                    c.resume(throwing: CancellationError())
                 } else {
                     waiter = c
                 }

@@ -81,6 +81,9 @@ public actor SocketStream {
                     c.resume(throwing: closeReason.renamed("read"))
                 } else if reader != nil {
                     c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
+                } else if Task.isCancelled {
+                    // The cancellation handler may already have run, finding no reader to resume.
+                    c.resume(throwing: CancellationError())
                 } else {
                     reader = (id, c)
                 }

@@ -300,12 +300,12 @@ struct TCPTests {
         }
     }
 
-    /// 256 MiB through a consumer slower than the producer: the client's
+    /// 512 MiB through a consumer slower than the producer: the client's
     /// buffer never passes its high watermark by more than one read, its
     /// memory stays flat, and every byte arrives intact (Adler-32 both ends).
     @Test func largeTransferThroughASlowConsumerStaysBoundedAndIntact() async throws {
         try await withGroup(loops: 2) { group in
-            let total = 256 * 1024 * 1024
+            let total = 512 * 1024 * 1024
             let listener = try await SocketListener.listen(on: group.loops[0])
             let server = Task { () async throws -> UInt in
                 let connection = try await listener.accept()
@@ -343,9 +343,11 @@ struct TCPTests {
             #expect(received == total)
             #expect(checksum == sentChecksum)
             #expect(maxBuffered <= options.readHighWatermark + 64 * 1024)
-            // AddressSanitizer quarantines freed memory (256 MiB by default), so RSS says nothing under it.
+            // Unbounded buffering would hold most of the 512 MiB. RSS is the whole process's, and
+            // suites running in parallel (nginx downloads) add up to ~120 MiB, hence the margin.
+            // AddressSanitizer quarantines freed memory, so RSS says nothing under it.
             if !runningUnderAddressSanitizer {
-                #expect(maxRSS - rssBefore < 64 * 1024 * 1024, "RSS grew by \((maxRSS - rssBefore) >> 20) MiB")
+                #expect(maxRSS - rssBefore < 192 * 1024 * 1024, "RSS grew by \((maxRSS - rssBefore) >> 20) MiB")
             }
             await client.close()
             await listener.close()

@@ -76,9 +76,7 @@ actor HTTP1Connection {
         parser.expectsNoBody = request.method == "HEAD"
         if case .stream(let low, let high) = mode {
             exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self] reading in
-                self?.assumeIsolated { me in
-                    me.stream.assumeIsolated { reading ? $0.resumeReading() : $0.pauseReading() }
-                }
+                self?.assumeIsolated { $0.setReading(reading, for: exchange) }
             }
         }
         if let readIdleTimeout { armReadTimer(readIdleTimeout) }
@@ -111,6 +109,7 @@ actor HTTP1Connection {
 
     private func send(_ request: PreparedRequest, in exchange: Exchange) async {
         do {
+            var whole = true
             switch request.body {
             case nil:
                 try await stream.write(request.head)
@@ -120,17 +119,16 @@ actor HTTP1Connection {
             case .stream(let length, let makeChunks)?:
                 try await stream.write(request.head)
                 exchange.wroteAnything = true
-                try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
+                whole = try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
             case .file(let file)?:
                 try await stream.write(request.head)
                 exchange.wroteAnything = true
-                try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
+                whole = try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
             }
-            if !exchange.responseDone {
-                exchange.requestSent = true
-                exchange.wroteAnything = true
-                exchange.timing.requestWritten = .now - exchange.start
-            }
+            // Sent whole even if the answer came first (it may, while the last read of a file finds its end).
+            exchange.requestSent = whole
+            exchange.wroteAnything = true
+            if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = .now - exchange.start }
             exchange.sendDone = true
         } catch {
             exchange.sendDone = true
@@ -143,21 +141,23 @@ actor HTTP1Connection {
         if self.exchange === exchange, exchange.responseDone { finish(exchange) }
     }
 
+    /// Sends the body; returns false if the response ended first and sending stopped.
     private func sendChunks<S: AsyncSequence>(_ chunks: S, chunked: Bool, total: Int?, request: PreparedRequest,
-                                              exchange: Exchange) async throws where S.Element == [UInt8] {
+                                              exchange: Exchange) async throws -> Bool where S.Element == [UInt8] {
         var sent = 0
         for try await chunk in chunks {
-            guard self.exchange === exchange, !exchange.responseDone else { return }
+            guard self.exchange === exchange, !exchange.responseDone else { return false }
             guard !chunk.isEmpty else { continue }
+            // Checked before writing: bytes past the declared length would be read by the server as a next request.
+            if let total, sent + chunk.count > total {
+                throw HTTPClientError(.unsupported, "the body stream yielded more than its declared \(total) bytes")
+            }
             if chunked {
                 try await stream.write(contentsOf: HTTP1RequestSerializer.chunk(chunk))
             } else {
                 try await stream.write(chunk)
             }
             sent += chunk.count
-            if let total, sent > total {
-                throw HTTPClientError(.unsupported, "the body stream yielded more than its declared \(total) bytes")
-            }
             request.uploadProgress?(sent, total)
         }
         if chunked {
@@ -165,6 +165,7 @@ actor HTTP1Connection {
         } else if let total, sent != total {
             throw HTTPClientError(.unsupported, "the body stream yielded \(sent) bytes, not its declared \(total)")
         }
+        return true
     }
 
     // MARK: Receiving
@@ -251,7 +252,11 @@ actor HTTP1Connection {
                 throw HTTPClientError(.bodyTooLarge, "Content-Length \(length) is over the limit of \(max) bytes")
             }
             if let buffer = exchange.bodyBuffer {
-                exchange.response.resume(with: .success(Response(head: head, body: [], stream: HTTPResponseBody(buffer: buffer),
+                let lifetime = HTTPResponseBody.Lifetime { [weak self, loop] in
+                    guard let self else { return }
+                    try? loop.execute { self.assumeIsolated { $0.abandon(exchange) } }
+                }
+                exchange.response.resume(with: .success(Response(head: head, body: [], stream: HTTPResponseBody(buffer: buffer, lifetime: lifetime),
                                                                  timing: exchange.timing)))
             }
         case .body(let range):
@@ -291,11 +296,33 @@ actor HTTP1Connection {
         }
     }
 
+    /// Every copy of a streamed body was dropped before its end: the connection cannot be reused half-read.
+    private func abandon(_ exchange: Exchange) {
+        guard self.exchange === exchange, !exchange.responseDone else { return }
+        fail(HTTPClientError(.cancelled, "the response body was dropped before its end"))
+    }
+
+    /// A streamed body's consumer fell behind (false) or caught up (true).
+    /// While the client itself is not reading, the read-idle timer does not run.
+    private func setReading(_ reading: Bool, for exchange: Exchange) {
+        guard self.exchange === exchange, !exchange.responseDone else { return }
+        exchange.readingPaused = !reading
+        if reading {
+            stream.assumeIsolated { $0.resumeReading() }
+            if let timeout = exchange.readIdleTimeout { readTimer?.restart(after: timeout) }
+        } else {
+            stream.assumeIsolated { $0.pauseReading() }
+            readTimer?.stop()
+        }
+    }
+
     /// Both halves are done: decide about reuse and tell the pool.
     private func finish(_ exchange: Exchange) {
         guard self.exchange === exchange else { return }
         exchange.isFinished = true
         self.exchange = nil
+        // A body consumer may have paused reading; an idle connection reads (to see the server close it).
+        if exchange.readingPaused { stream.assumeIsolated { $0.resumeReading() } }
         completedExchanges += 1
         let reusable = exchange.keepAlive && exchange.requestSent && closedReason == nil
         if !reusable { shut(HTTPClientError(.connectionClosed, "not reusable")) }
@@ -372,6 +399,7 @@ final class Exchange: @unchecked Sendable {
     var wroteAnything = false
     var sendDone = false
     var responseDone = false
+    var readingPaused = false
     var isFinished = false
     var readIdleTimeout: Duration?
 

@@ -188,8 +188,16 @@ package final class HTTP1Parser {
         events.append(.head(head))
         inTrailers = true
         headerBytes = 0
-        // 1: a response to HEAD has no body, whatever its head says.
-        if mode == .response, expectsNoBody, head.status >= 200 { return 1 }
+        // 1: a response to HEAD has no body, whatever its head says. llhttp judged
+        // keep-alive before knowing that (a head with no framing looks close-delimited).
+        if mode == .response, expectsNoBody, head.status >= 200 {
+            let connection = head.headers
+            head.keepAlive = head.version.major == 1 && head.version.minor >= 1
+                ? !connection.containsToken("close", in: "Connection")
+                : connection.containsToken("keep-alive", in: "Connection")
+            events[events.count - 1] = .head(head)
+            return 1
+        }
         return 0
     }
 

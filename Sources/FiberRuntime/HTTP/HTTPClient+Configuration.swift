@@ -1,7 +1,8 @@
 extension HTTPClient {
     /// How a client connects, pools, times out and reads responses.
     public struct Configuration: Sendable {
-        /// Connections per origin, open or opening (default 8).
+        /// Connections per origin on each event loop, open or opening (default 8): each loop keeps
+        /// its own pool, so a group of N loops may hold N times as many to one origin.
         public var maxConnectionsPerHost = 8
         /// Idle connections kept per origin (default: as many as `maxConnectionsPerHost`).
         public var maxIdleConnectionsPerHost: Int? = nil

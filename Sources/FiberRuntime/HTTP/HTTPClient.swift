@@ -55,7 +55,7 @@ public final class HTTPClient: Sendable {
         return try await withTaskExecutorPreference(loop) {
             try await self.run(request, options: options, on: loop, streaming: true) { response, target, _, decoder in
                 var body = response.stream!
-                if let decoder { body = HTTPResponseBody(inflating: body, with: decoder, loop: loop) }
+                if let decoder { body = body.inflating(with: decoder) }
                 return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
                                                    headers: response.head.headers, body: body, timing: response.timing,
                                                    target: target)

@@ -3,17 +3,68 @@ import DequeModule
 /// A response body streamed as it arrives, as an `AsyncSequence` of byte
 /// chunks. When the consumer falls behind by the high watermark, the
 /// connection stops reading its socket until the consumer catches up.
+///
+/// Dropping every copy of an unfinished body closes its connection (it cannot
+/// be reused half-read). A compressed body is inflated as the consumer reads,
+/// so backpressure reaches the socket just the same.
 public struct HTTPResponseBody: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
     let buffer: ResponseBodyBuffer
+    private let state: State
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
+    /// Alive as long as some copy of the body or an iterator is; its end tells the connection.
+    final class Lifetime: Sendable {
+        private let dropped: @Sendable () -> Void
+        init(dropped: @escaping @Sendable () -> Void) { self.dropped = dropped }
+        deinit { dropped() }
+    }
+
+    fileprivate final class State: @unchecked Sendable {
+        // @unchecked: the inflater is used only by the body's single consumer
+        // (`ResponseBodyBuffer` refuses a second concurrent reader).
+        let lifetime: Lifetime
+        let inflater: Inflater?
+        init(lifetime: Lifetime, inflater: Inflater?) {
+            self.lifetime = lifetime
+            self.inflater = inflater
+        }
+    }
+
+    init(buffer: ResponseBodyBuffer, lifetime: Lifetime) {
+        self.buffer = buffer
+        self.state = State(lifetime: lifetime, inflater: nil)
+    }
+
+    private init(buffer: ResponseBodyBuffer, state: State) {
+        self.buffer = buffer
+        self.state = state
+    }
+
+    /// The same body, inflated chunk by chunk as it is read.
+    func inflating(with inflater: Inflater) -> HTTPResponseBody {
+        HTTPResponseBody(buffer: buffer, state: State(lifetime: state.lifetime, inflater: inflater))
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer, state: state) }
 
     /// Reads the next chunk; nil at the end of the body.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let buffer: ResponseBodyBuffer
-        /// - Throws: `HTTPClientError` if the connection failed mid-body.
-        public mutating func next() async throws -> [UInt8]? { try await buffer.next() }
+        fileprivate let state: State
+
+        /// - Throws: `HTTPClientError` if the connection failed mid-body, or `.decompressionFailed`.
+        public mutating func next() async throws -> [UInt8]? {
+            guard let inflater = state.inflater else { return try await buffer.next() }
+            while true {
+                guard let chunk = try await buffer.next() else {
+                    try inflater.finish()
+                    return nil
+                }
+                var inflated: [UInt8] = []
+                try inflater.inflate(chunk, into: &inflated)
+                if !inflated.isEmpty { return inflated }
+            }
+        }
     }
 
     /// Reads the whole rest of the body.
