@@ -23,18 +23,10 @@ func withGroup<T>(
     }
 }
 
-/// Every handle the group's loops opened is closed (close callbacks may still be one turn away).
+/// Every handle the group's loops opened is closed (close callbacks may still be a turn or two away).
 func expectNoOpenHandles(_ group: EventLoopGroup, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    for loop in group.loops {
-        var open = try await loop.openHandleCount()
-        var tries = 0
-        while open != 0, tries < 100 {
-            try await Task.sleep(for: .milliseconds(5))
-            open = try await loop.openHandleCount()
-            tries += 1
-        }
-        #expect(open == 0, "loop \(loop.index) leaked \(open) handles", sourceLocation: sourceLocation)
-    }
+    let leaked = try await group.leakedHandles()
+    #expect(leaked.isEmpty, "open handles left per loop: \(leaked)", sourceLocation: sourceLocation)
 }
 
 /// A loopback port on which nothing listens right now.
