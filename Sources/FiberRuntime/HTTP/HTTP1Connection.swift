@@ -75,7 +75,9 @@ actor HTTP1Connection {
         self.exchange = exchange
         parser.expectsNoBody = request.method == "HEAD"
         if case .stream(let low, let high) = mode {
-            exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self] reading in
+            // Weak: the exchange holds the buffer, which holds this closure.
+            exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self, weak exchange] reading in
+                guard let exchange else { return }
                 self?.assumeIsolated { $0.setReading(reading, for: exchange) }
             }
         }
