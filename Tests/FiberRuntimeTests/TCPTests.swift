@@ -174,17 +174,14 @@ struct TCPTests {
     @Test func peerResetMidStreamIsTyped() async throws {
         try await withGroup { group in
             let loop = group.loops[0]
-            let listener = try await SocketListener.listen(on: loop)
-            let accepted = Task { try await listener.accept() }
-            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
-            let server = try await accepted.value
+            let (listener, client, server) = try await connectedPair(on: loop)
             try await server.write(Array(repeating: 1, count: 1000))
             #expect(try await read(1000, from: client).count == 1000)
             await server.reset()
             await #expect { while try await client.read() != nil {} } throws: {
                 ($0 as? TransportError)?.kind == .connectionReset
             }
-            // Writing to a reset connection fails the same way, never crashes (SIGPIPE is ignored by libuv's use of send flags).
+            // Writing to a reset connection fails the same way and never kills the process (the group ignores SIGPIPE).
             await #expect { try await client.write([1]) } throws: { $0 is TransportError }
             await client.close()
             await listener.close()
@@ -194,10 +191,7 @@ struct TCPTests {
     @Test func peerClosingEarlyEndsTheStreamAndLaterWritesFail() async throws {
         try await withGroup { group in
             let loop = group.loops[0]
-            let listener = try await SocketListener.listen(on: loop)
-            let accepted = Task { try await listener.accept() }
-            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
-            let server = try await accepted.value
+            let (listener, client, server) = try await connectedPair(on: loop)
             try await server.write([1, 2, 3])
             await server.close()
             #expect(try await read(3, from: client) == [1, 2, 3])

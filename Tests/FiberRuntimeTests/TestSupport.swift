@@ -89,6 +89,14 @@ func startEcho(on loop: EventLoop) async throws -> (SocketListener, Task<Void, N
     return (listener, task)
 }
 
+/// A listener on 127.0.0.1, a client connected to it and the server's side of that connection, all on `loop`.
+func connectedPair(on loop: EventLoop) async throws -> (SocketListener, SocketStream, SocketStream) {
+    let listener = try await SocketListener.listen(on: loop)
+    let accepted = Task { try await listener.accept() }
+    let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+    return (listener, client, try await accepted.value)
+}
+
 /// Reads exactly `count` bytes (fewer only if the stream ends first).
 func read(_ count: Int, from stream: SocketStream) async throws -> [UInt8] {
     var bytes: [UInt8] = []
