@@ -33,7 +33,7 @@ struct ClientPoolTests {
     }
 
     @Test func idleConnectionsTimeOut() async throws {
-        try await withClient(configure: { $0.idleTimeout = .milliseconds(400) }) { client, server in
+        try await withClient(configure: { $0.idleTimeout = .milliseconds(1500) }) { client, server in
             server.route("/", respond: .ok())
             _ = try await client.get(server.url("/"))
             #expect(await client.statistics().idle == 1)
