@@ -120,12 +120,7 @@ struct ClientFaultTests {
                 #expect(error.kind == .cancelled)
             }
             // The server sleeps in its delay and cannot see the FIN; the client's pool shows the close.
-            var open = await client.statistics().open
-            for _ in 0..<100 where open != 0 {
-                try await Task.sleep(for: .milliseconds(10))
-                open = await client.statistics().open
-            }
-            #expect(open == 0)
+            #expect(try await statistics(of: client) { $0.open == 0 }.open == 0)
         }
     }
 }

@@ -62,8 +62,7 @@ struct ClientPoolTests {
             server.route("/", respond: .raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", thenClose: true))
             _ = try await client.get(server.url("/"))
             try await server.waitUntil { $0.openConnectionCount == 0 }
-            try await Task.sleep(for: .milliseconds(20))
-            #expect(await client.statistics().open == 0)
+            #expect(try await statistics(of: client) { $0.open == 0 }.open == 0)
             let value13 = try await client.get(server.url("/")).body
             #expect(value13 == "ok".bytes)
             #expect(server.connectionCount == 2)
@@ -99,11 +98,12 @@ struct ClientPoolTests {
 
     @Test func shutdownFailsWaitersAndLaterRequests() async throws {
         try await withClient(configure: { $0.maxConnectionsPerHost = 1 }) { client, server in
-            server.route("/slow", respond: .delay(.milliseconds(300), then: .ok()))
+            server.route("/slow", respond: .delay(.seconds(2), then: .ok()))
             let first = Task { try await client.get(server.url("/slow")) }
             try await server.waitForRequests(1)
             let waiter = Task { try await client.get(server.url("/slow")) }
-            try await Task.sleep(for: .milliseconds(30))
+            // Ordered by the pool's own state, not by a sleep: the second request is queued.
+            while await client.statistics().waiting == 0 { try await Task.sleep(for: .milliseconds(2)) }
             await client.shutdown()
             await expectHTTPError(.shutdown) { _ = try await waiter.value }
             let value15 = try await first.value.status

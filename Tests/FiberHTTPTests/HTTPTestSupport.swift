@@ -38,6 +38,19 @@ extension HTTPClient {
     }
 }
 
+/// The client's statistics once `condition` holds, or the last ones seen after `timeout`.
+func statistics(of client: HTTPClient, within timeout: Duration = .seconds(5),
+                where condition: (ConnectionPoolStatistics) -> Bool) async throws -> ConnectionPoolStatistics {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    var stats = await client.statistics()
+    while !condition(stats), clock.now < deadline {
+        try await Task.sleep(for: .milliseconds(5))
+        stats = await client.statistics()
+    }
+    return stats
+}
+
 /// Expects `body` to throw an `HTTPClientError` of `kind`.
 func expectHTTPError(
     _ kind: HTTPClientError.Kind, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
