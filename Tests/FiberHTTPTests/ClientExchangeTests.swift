@@ -23,6 +23,13 @@ struct ClientExchangeTests {
         }
     }
 
+    @Test func httpsIsRefusedRatherThanSentInPlaintext() async throws {
+        try await withClient { client, server in
+            await expectHTTPError(.unsupported) { _ = try await client.get("https://127.0.0.1:\(server.port)/") }
+            #expect(server.connectionCount == 0)
+        }
+    }
+
     @Test func keepAliveReusesOneConnection() async throws {
         try await withClient { client, server in
             server.route("/") { _ in .ok("x") }

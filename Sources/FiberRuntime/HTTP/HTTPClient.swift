@@ -147,6 +147,10 @@ public final class HTTPClient: Sendable {
     }
 
     private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
+        // Never plaintext to an https origin: refused until the TLS layer exists.
+        guard !request.target.isSecure else {
+            throw HTTPClientError(.unsupported, "https needs TLS, which this build does not have yet", url: request.target.description)
+        }
         var body: PreparedRequest.Body?
         var length: Int?
         switch request.body?.source {
