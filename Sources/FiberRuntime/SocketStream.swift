@@ -78,7 +78,7 @@ public actor SocketStream {
                 } else if let end {
                     if let error = end { c.resume(throwing: error) } else { c.resume(returning: nil) }
                 } else if let closeReason {
-                    c.resume(throwing: closeReason.renamed("read"))
+                    c.resume(throwing: closeReason.with(operation: "read"))
                 } else if reader != nil {
                     c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
                 } else if Task.isCancelled {
@@ -247,7 +247,7 @@ public actor SocketStream {
     ///
     /// - Throws: as `write(_:)`.
     public func write<C: Collection<[UInt8]>>(contentsOf buffers: C) async throws {
-        if let closeReason { throw closeReason.renamed("write") }
+        if let closeReason { throw closeReason.with(operation: "write") }
         let total = buffers.reduce(0) { $0 + $1.count }
         guard total > 0 else { return }
         let taken = UVBuffers.with(buffers) { bufs, count in uv_try_write(handle.stream, bufs, UInt32(count)) }
@@ -284,7 +284,7 @@ public actor SocketStream {
     ///
     /// - Throws: `TransportError` if the stream is closed or the shutdown fails.
     public func shutdownOutput() async throws {
-        if let closeReason { throw closeReason.renamed("shutdown") }
+        if let closeReason { throw closeReason.with(operation: "shutdown") }
         let request = UVRequest.make(UV_SHUTDOWN)
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             request.completion = { status in
@@ -328,7 +328,7 @@ public actor SocketStream {
         if end == nil, let inPlaceReader { inPlaceReader(.failure(reason)) }
         if let pending = reader {
             reader = nil
-            pending.continuation.resume(throwing: reason.renamed("read"))
+            pending.continuation.resume(throwing: reason.with(operation: "read"))
         }
     }
 
@@ -375,9 +375,3 @@ extension SocketStream {
     }
 }
 
-extension TransportError {
-    func renamed(_ operation: String) -> TransportError {
-        TransportError(kind, operation: operation, host: host, address: address, code: code, codeName: codeName,
-                       systemMessage: systemMessage)
-    }
-}

@@ -72,9 +72,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         return text
     }
 
-    /// Returns the same error with a host and address attached.
-    func with(host: String? = nil, address: String? = nil) -> TransportError {
-        TransportError(kind, operation: operation, host: host ?? self.host, address: address ?? self.address,
+    /// The same error with another operation name, host or address (the others kept).
+    func with(operation: String? = nil, host: String? = nil, address: String? = nil) -> TransportError {
+        TransportError(kind, operation: operation ?? self.operation, host: host ?? self.host, address: address ?? self.address,
                        code: code, codeName: codeName, systemMessage: systemMessage)
     }
 }

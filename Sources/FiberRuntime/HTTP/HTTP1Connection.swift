@@ -321,7 +321,6 @@ actor HTTP1Connection {
     /// Both halves are done: decide about reuse and tell the pool.
     private func finish(_ exchange: Exchange) {
         guard self.exchange === exchange else { return }
-        exchange.isFinished = true
         self.exchange = nil
         // A body consumer may have paused reading; an idle connection reads (to see the server close it).
         if exchange.readingPaused { stream.assumeIsolated { $0.resumeReading() } }
@@ -338,7 +337,6 @@ actor HTTP1Connection {
         exchange = nil
         shut(error)
         if let exchange = failed {
-            exchange.isFinished = true
             var failure = error.url == nil ? error.at(exchange.request.url) : error
             // A connection the server dropped while it sat idle, found out only now.
             failure.mayRetryOnNewConnection = completedExchanges > 0 && exchange.head == nil && exchange.timing.firstByte == .zero
@@ -402,7 +400,6 @@ final class Exchange: @unchecked Sendable {
     var sendDone = false
     var responseDone = false
     var readingPaused = false
-    var isFinished = false
     var readIdleTimeout: Duration?
 
     init(request: PreparedRequest, mode: HTTP1Connection.BodyMode, start: ContinuousClock.Instant, timing: RequestTiming) {

@@ -113,8 +113,6 @@ package final class HTTP1Parser {
         return events.contains { if case .end = $0 { true } else { false } }
     }
 
-    /// True between a message's first byte and its end.
-    package var isMidMessage: Bool { llhttp_message_needs_eof(parser) == 1 || headerBytes > 0 || inTrailers }
 
     private func error(for status: llhttp_errno_t) -> HTTPClientError {
         if limitExceeded {

@@ -95,7 +95,7 @@ public final class HTTPClient: Sendable {
         do {
             while true {
                 let response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
-                                                 streaming: streaming && true)
+                                                 streaming: streaming)
                 let location = RedirectPolicy.redirectStatuses.contains(response.head.status) ? response.head.headers["Location"] : nil
                 if location != nil, visited.isEmpty { visited.insert("\(original.method) \(original.target)") }
                 if let next = try policy.next(after: response.head.status, location: location, request: request,
