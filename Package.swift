@@ -25,7 +25,7 @@ let package = Package(
         .target(
             name: "FiberRuntime",
             dependencies: [
-                "CLibUV", "CLLHTTP", "CZlib", "CFiberShims",
+                "CLibUV", "CLLHTTP", "CZlib", "COpenSSL", "CFiberShims",
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -37,6 +37,7 @@ let package = Package(
         ),
         .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberTLSTests", dependencies: ["FiberRuntime", "FiberTesting", "COpenSSL"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]

@@ -39,6 +39,8 @@ public final class EventLoop: @unchecked Sendable {
     var loopOpenHandles = 0
     /// Where every stream on this loop reads into (see `UVHandle.allocCallback`).
     let loopReadBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Where TLS streams on this loop decrypt into, handed to their readers in place.
+    let loopPlaintextBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     private enum ExitState { case running, exited, waiting(CheckedContinuation<Void, Never>) }
 
@@ -72,6 +74,7 @@ public final class EventLoop: @unchecked Sendable {
 
     deinit {
         loopReadBuffer.deallocate()
+        loopPlaintextBuffer.deallocate()
         uvLoop.deallocate()
         wakeup.deallocate()
         idle.deallocate()

@@ -45,6 +45,26 @@ final class LoopFile: Sendable {
         }
     }
 
+    /// The whole file at `path`, for small files (certificates, keys).
+    ///
+    /// - Throws: `TransportError` as `open`, or `.other` when the file is over `maxBytes`.
+    static func readAll(_ path: String, on loop: EventLoop, maxBytes: Int = 16 * 1024 * 1024) async throws -> [UInt8] {
+        let file = try await open(path, on: loop)
+        do {
+            guard file.size <= maxBytes else {
+                throw TransportError(.other, operation: "read \(path)", systemMessage: "larger than \(maxBytes) bytes")
+            }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(file.size)
+            for try await chunk in file.chunks(on: loop) { bytes += chunk }
+            await file.close(on: loop)
+            return bytes
+        } catch {
+            await file.close(on: loop)
+            throw error
+        }
+    }
+
     /// Closes the file; errors are ignored (nothing useful can follow them).
     func close(on loop: EventLoop) async {
         _ = try? await Self.fs(on: loop, operation: "close") { req, cb in

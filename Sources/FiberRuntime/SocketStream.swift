@@ -22,14 +22,18 @@ public actor SocketStream {
     /// The peer's address (nil for Unix sockets).
     public nonisolated let remoteAddress: SocketAddress?
 
-    private let handle: UVHandle
+    let handle: UVHandle
     private var backpressure: ReadBackpressure
-    private var received = Deque<[UInt8]>()
-    private var end: TransportError?? = nil   // .some(nil): EOF; .some(error): failed
+    var received = Deque<[UInt8]>()
+    var end: TransportError?? = nil   // .some(nil): EOF; .some(error): failed
     private var reader: (id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
     private var nextReaderID = 0
-    private var closeReason: TransportError?
+    var closeReason: TransportError?
     private var inPlaceReader: ((InPlaceRead) -> Void)?
+    /// Set once TLS starts: reads are decrypted and writes encrypted through it.
+    var tls: TLSEngine?
+    /// The caller of `startTLS`, until the handshake ends.
+    var tlsHandshake: OnceContinuation<Void>?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
 
@@ -124,6 +128,15 @@ public actor SocketStream {
     }
 
     private func didRead(status: Int, bytes: UnsafeRawBufferPointer) {
+        if let tls {
+            didReadTLS(tls, status: status, bytes: bytes)
+        } else {
+            deliver(status: status, bytes: bytes)
+        }
+    }
+
+    /// Hands plaintext (status > 0) or the end of the stream (status < 0) to the reader.
+    func deliver(status: Int, bytes: UnsafeRawBufferPointer) {
         if let inPlaceReader {
             deliverInPlace(status: status, bytes: bytes, to: inPlaceReader)
             return
@@ -139,14 +152,23 @@ public actor SocketStream {
                 apply(backpressure.received(chunk.count))
             }
         } else if status < 0 {
-            uv_read_stop(handle.stream)
-            backpressure.finished()
-            let error = endError(status)
-            end = .some(error)
-            if let pending = reader {
-                reader = nil
-                if let error { pending.continuation.resume(throwing: error) } else { pending.continuation.resume(returning: nil) }
-            }
+            endReading(endError(status))
+        }
+    }
+
+    /// The stream will yield nothing more: the end (nil) or `error`.
+    func endReading(_ error: TransportError?) {
+        guard end == nil else { return }
+        if !handle.isClosing { uv_read_stop(handle.stream) }
+        end = .some(error)
+        if let inPlaceReader {
+            inPlaceReader(error.map(InPlaceRead.failure) ?? .end)
+            return
+        }
+        backpressure.finished()
+        if let pending = reader {
+            reader = nil
+            if let error { pending.continuation.resume(throwing: error) } else { pending.continuation.resume(returning: nil) }
         }
     }
 
@@ -156,7 +178,7 @@ public actor SocketStream {
     /// (1.44) reads the data, then reports `UV_EOF` and never reads the error,
     /// which stays in `SO_ERROR`: a reset would pass for a clean end (and a cut
     /// close-delimited body for a complete one). So an EOF asks the socket.
-    private func endError(_ status: Int) -> TransportError? {
+    func endError(_ status: Int) -> TransportError? {
         guard status == Int(UV_EOF.rawValue) else {
             return UVError.transportError(Int32(status), operation: "read", address: remoteAddress?.description)
         }
@@ -225,10 +247,7 @@ public actor SocketStream {
         if status > 0 {
             reader(.bytes(bytes))
         } else if status < 0 {
-            uv_read_stop(handle.stream)
-            let error = endError(status)
-            end = .some(error)
-            reader(error.map(InPlaceRead.failure) ?? .end)
+            endReading(endError(status))
         }
     }
 
@@ -248,6 +267,10 @@ public actor SocketStream {
     /// - Throws: as `write(_:)`.
     public func write<C: Collection<[UInt8]>>(contentsOf buffers: C) async throws {
         if let closeReason { throw closeReason.with(operation: "write") }
+        if let tls {
+            try await writeTLS(buffers, through: tls)
+            return
+        }
         let total = buffers.reduce(0) { $0 + $1.count }
         guard total > 0 else { return }
         let taken = UVBuffers.with(buffers) { bufs, count in uv_try_write(handle.stream, bufs, UInt32(count)) }
@@ -255,23 +278,53 @@ public actor SocketStream {
         if taken < 0, taken != UV_EAGAIN.rawValue {
             throw UVError.transportError(taken, operation: "write", address: remoteAddress?.description)
         }
-        // Queue the rest now, before any suspension, so that no other write
-        // can slip in between the part the kernel took and the rest.
+        // Queued now, before any suspension, so that no other write can slip
+        // in between the part the kernel took and the rest.
+        let done = try queueWrite(UVBuffers.copy(buffers, droppingFirst: Int(max(taken, 0))))
+        try await waitForWrite(done)
+    }
+
+    /// Writes what the kernel takes of `bytes` at once and returns the rest,
+    /// copied into an owned block, or nil when all went out.
+    ///
+    /// - Throws: `TransportError` when the socket refuses the write.
+    func tryWrite(_ bytes: UnsafeRawBufferPointer) throws -> UnsafeMutableRawBufferPointer? {
+        guard !bytes.isEmpty else { return nil }
+        var buf = uv_buf_init(UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: CChar.self)), UInt32(bytes.count))
+        let taken = uv_try_write(handle.stream, &buf, 1)
+        if taken == bytes.count { return nil }
+        if taken < 0, taken != UV_EAGAIN.rawValue {
+            throw UVError.transportError(taken, operation: "write", address: remoteAddress?.description)
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[Int(max(taken, 0))...])
+        let block = UnsafeMutableRawBufferPointer.allocate(byteCount: rest.count, alignment: 1)
+        block.copyMemory(from: rest)
+        return block
+    }
+
+    /// Queues `block` (which the write request then owns) behind any earlier write.
+    ///
+    /// - Throws: `TransportError` when libuv refuses the write.
+    func queueWrite(_ block: UnsafeMutableRawBufferPointer) throws -> OnceContinuation<Void> {
         let request = UVRequest.make(UV_WRITE)
-        let rest = UVBuffers.copy(buffers, droppingFirst: Int(max(taken, 0)))
-        request.payload = rest
+        request.payload = block
         let done = OnceContinuation<Void>()
         request.completion = { [remote = remoteAddress] status in
             done.resume(with: status < 0
                 ? .failure(UVError.transportError(status, operation: "write", address: remote?.description))
                 : .success(()))
         }
-        var buf = uv_buf_init(rest.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(rest.count))
+        var buf = uv_buf_init(block.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(block.count))
         let status = uv_write(request.pointer(as: uv_write_t.self), handle.stream, &buf, 1, UVRequest.writeCallback)
         if status < 0 {
             request.discard()
             throw UVError.transportError(status, operation: "write", address: remoteAddress?.description)
         }
+        return done
+    }
+
+    /// Waits for a queued write; cancelling the task closes the stream.
+    func waitForWrite(_ done: OnceContinuation<Void>) async throws {
         try await withTaskCancellationHandler {
             try await done.wait()
         } onCancel: { [weak self] in
@@ -302,6 +355,7 @@ public actor SocketStream {
 
     /// Closes the stream at once; pending reads and writes fail with `.closed`. Safe to call twice.
     public func close() {
+        if closeReason == nil { sendCloseNotify() }
         finish(TransportError(.closed, operation: "close"))
         handle.close()
     }
@@ -325,6 +379,8 @@ public actor SocketStream {
         guard closeReason == nil else { return }
         closeReason = reason
         backpressure.finished()
+        tlsHandshake?.resume(with: .failure(reason))
+        tlsHandshake = nil
         if end == nil, let inPlaceReader { inPlaceReader(.failure(reason)) }
         if let pending = reader {
             reader = nil

@@ -28,6 +28,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let eventLoopShutdown = Kind("event loop shut down")
         /// The local address is taken (`EADDRINUSE`).
         public static let addressInUse = Kind("address in use")
+        /// TLS failed after the handshake (`tls` says how): a corrupt record, an alert, a cut without `close_notify`.
+        public static let tls = Kind("TLS failure")
         /// Any other system error; `codeName` holds its libuv name.
         public static let other = Kind("system error")
     }
@@ -46,10 +48,12 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     public let codeName: String?
     /// A sentence from the system describing `code`.
     public let systemMessage: String?
+    /// The TLS failure, for kind `.tls`.
+    public let tls: TLSError?
 
     public init(
         _ kind: Kind, operation: String, host: String? = nil, address: String? = nil,
-        code: Int32? = nil, codeName: String? = nil, systemMessage: String? = nil
+        code: Int32? = nil, codeName: String? = nil, systemMessage: String? = nil, tls: TLSError? = nil
     ) {
         self.kind = kind
         self.operation = operation
@@ -58,6 +62,12 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         self.code = code
         self.codeName = codeName
         self.systemMessage = systemMessage
+        self.tls = tls
+    }
+
+    /// A TLS failure during `operation`.
+    public static func tls(_ error: TLSError, operation: String) -> TransportError {
+        TransportError(.tls, operation: operation, host: error.host, tls: error)
     }
 
     public var description: String {
@@ -69,12 +79,13 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
             if let systemMessage { text += ": \(systemMessage)" }
             text += "]"
         }
+        if let tls { text += ": \(tls)" }
         return text
     }
 
     /// The same error with another operation name, host or address (the others kept).
     func with(operation: String? = nil, host: String? = nil, address: String? = nil) -> TransportError {
         TransportError(kind, operation: operation ?? self.operation, host: host ?? self.host, address: address ?? self.address,
-                       code: code, codeName: codeName, systemMessage: systemMessage)
+                       code: code, codeName: codeName, systemMessage: systemMessage, tls: tls)
     }
 }

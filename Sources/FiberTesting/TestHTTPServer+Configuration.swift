@@ -26,6 +26,9 @@ extension TestHTTPServer {
         /// writing does not get a reset that destroys the response it has not
         /// read yet; after this long it closes anyway. Default 2 s.
         public var lingerTimeout: Duration = .seconds(2)
+        /// Serves HTTPS with this server-side configuration (its identity is the
+        /// certificate the test made); nil (the default) serves plain HTTP.
+        public var tls: TLSConfiguration? = nil
         /// Options for accepted sockets (`TCP_NODELAY` is on by default).
         public var socketOptions = SocketOptions()
 

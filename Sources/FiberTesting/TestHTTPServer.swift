@@ -32,7 +32,7 @@ public final class TestHTTPServer: Sendable {
     public let host: String
     /// The port the server listens on (chosen by the system unless given).
     public let port: Int
-    /// `http://HOST:PORT`, with an IPv6 host in brackets; no trailing slash.
+    /// `http://HOST:PORT` (`https` with TLS), with an IPv6 host in brackets; no trailing slash.
     public let baseURL: String
     /// The configuration the server was started with.
     public let configuration: Configuration
@@ -46,6 +46,8 @@ public final class TestHTTPServer: Sendable {
         var requestCount = 0
         var badRequestCount = 0
         var acceptedCount = 0
+        var tlsHandshakes: [TLSConnectionInfo] = []
+        var tlsFailures: [any Error] = []
         var connections: [Int: OpenConnection] = [:]
         var acceptTask: Task<Void, Never>?
         var shutdownTask: Task<Void, Never>?
@@ -61,7 +63,7 @@ public final class TestHTTPServer: Sendable {
         self.loop = listener.loop
         self.host = host
         self.port = listener.port
-        self.baseURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
+        self.baseURL = "\(configuration.tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
         self.configuration = configuration
     }
 
@@ -145,13 +147,29 @@ public final class TestHTTPServer: Sendable {
             return
         }
         let task = Task(executorPreference: loop) {
-            var connection = HTTPConnection(server: self, stream: stream, number: number)
-            await connection.run()
+            if await self.startTLS(on: stream) {
+                var connection = HTTPConnection(server: self, stream: stream, number: number)
+                await connection.run()
+            }
             self.state.withLock { _ = $0.connections.removeValue(forKey: number) }
         }
         state.withLock { state in
             // The task may already have finished and removed its entry.
             if state.connections[number] != nil { state.connections[number]?.task = task }
+        }
+    }
+
+    /// Runs the server's side of the handshake when the server speaks TLS; false when it failed (the stream is closed).
+    private func startTLS(on stream: SocketStream) async -> Bool {
+        guard let tls = configuration.tls else { return true }
+        do {
+            let info = try await stream.startTLS(tls, host: nil, timeout: .seconds(10))
+            state.withLock { $0.tlsHandshakes.append(info) }
+            return true
+        } catch {
+            state.withLock { $0.tlsFailures.append(error) }
+            await stream.close()
+            return false
         }
     }
 
@@ -247,6 +265,12 @@ extension TestHTTPServer {
 
     /// How many connections were accepted since the start.
     public var connectionCount: Int { state.withLock { $0.acceptedCount } }
+
+    /// What each successful TLS handshake settled, in order (resumed sessions, ALPN, client certificates).
+    public var tlsHandshakes: [TLSConnectionInfo] { state.withLock { $0.tlsHandshakes } }
+
+    /// The errors of the TLS handshakes that failed, in order.
+    public var tlsFailures: [any Error] { state.withLock { $0.tlsFailures } }
 
     /// How many connections are open now (accepted and not yet closed by either side).
     public var openConnectionCount: Int { state.withLock { $0.connections.count } }

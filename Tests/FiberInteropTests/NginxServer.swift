@@ -1,3 +1,4 @@
+import FiberTesting
 import Foundation
 import Synchronization
 import Testing
@@ -26,8 +27,11 @@ final class NginxServer: Sendable {
     let port: Int
     private let process: ChildProcess
 
-    /// `http://127.0.0.1:<port>`.
-    var origin: String { "http://127.0.0.1:\(port)" }
+    /// True when it listens with `ssl`.
+    let isTLS: Bool
+
+    /// `http://127.0.0.1:<port>` (`https` with TLS).
+    var origin: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
     /// The URL of `path` (starting with `/`) on this server.
     func url(_ path: String) -> String { origin + path }
@@ -35,7 +39,8 @@ final class NginxServer: Sendable {
     /// The path of `relative` inside the document root.
     func file(_ relative: String) -> String { root + "/" + relative }
 
-    private init(directory: String, port: Int, process: ChildProcess) {
+    private init(directory: String, port: Int, process: ChildProcess, isTLS: Bool) {
+        self.isTLS = isTLS
         self.directory = directory
         self.root = directory + "/www"
         self.port = port
@@ -54,8 +59,9 @@ final class NginxServer: Sendable {
     ///     `{{PORT}}`, `{{ROOT}}` and `{{DIR}}` are replaced by the port, the
     ///     document root and the temporary directory.
     ///   - http: extra directives of the `http { }` block, same placeholders.
+    ///   - tls: listen with `ssl` (the `server` directives then name the certificate and key).
     ///   - prepare: creates files in the document root before nginx starts.
-    static func start(server: String, http: String = "", prepare: (_ root: String) throws -> Void = { _ in }) async throws -> NginxServer {
+    static func start(server: String, http: String = "", tls: Bool = false, prepare: (_ root: String) throws -> Void = { _ in }) async throws -> NginxServer {
         let directory = try makeTemporaryDirectory()
         do {
             let root = directory + "/www"
@@ -65,12 +71,12 @@ final class NginxServer: Sendable {
             // A port found free may be taken by someone else before nginx binds it: try a few.
             for _ in 1...5 {
                 let port = try freePort()
-                let conf = configuration(server: server, http: http, directory: directory, port: port)
+                let conf = configuration(server: server, http: http, directory: directory, port: port, tls: tls)
                 try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
                 let process = try ChildProcess.spawn(
                     binary, arguments: ["-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
                     output: directory + "/stderr.log")
-                let nginx = NginxServer(directory: directory, port: port, process: process)
+                let nginx = NginxServer(directory: directory, port: port, process: process, isTLS: tls)
                 switch await nginx.waitUntilListening() {
                 case .listening:
                     return nginx
@@ -132,7 +138,7 @@ final class NginxServer: Sendable {
         return .timedOut(errorLog)
     }
 
-    private static func configuration(server: String, http: String, directory: String, port: Int) -> String {
+    private static func configuration(server: String, http: String, directory: String, port: Int, tls: Bool) -> String {
         func fill(_ text: String) -> String {
             text.replacingOccurrences(of: "{{PORT}}", with: String(port))
                 .replacingOccurrences(of: "{{ROOT}}", with: directory + "/www")
@@ -160,7 +166,7 @@ final class NginxServer: Sendable {
             keepalive_timeout 65s;
         \(fill(http))
             server {
-                listen 127.0.0.1:\(port);
+                listen 127.0.0.1:\(port)\(tls ? " ssl" : "");
                 server_name localhost;
                 root \(directory)/www;
         \(fill(server))
@@ -219,11 +225,11 @@ final class NginxServer: Sendable {
 ///
 /// nginx needing SIGKILL, or logging `[emerg]`, `[alert]` or `[crit]`, is recorded as an issue.
 func withNginx<T>(
-    server: String, http: String = "", prepare: (_ root: String) throws -> Void = { _ in },
+    server: String, http: String = "", tls: Bool = false, prepare: (_ root: String) throws -> Void = { _ in },
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (NginxServer) async throws -> T
 ) async throws -> T {
-    let nginx = try await NginxServer.start(server: server, http: http, prepare: prepare)
+    let nginx = try await NginxServer.start(server: server, http: http, tls: tls, prepare: prepare)
     let result: Result<T, any Error>
     do {
         result = .success(try await body(nginx))
@@ -232,93 +238,4 @@ func withNginx<T>(
     }
     for problem in await nginx.stop() { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
     return try result.get()
-}
-
-/// A child process started with `posix_spawn`, with every signal unblocked and
-/// at its default disposition: a process spawned from a thread of the
-/// cooperative pool would otherwise inherit that thread's blocked signals
-/// (SIGTERM among them), which nginx, single-process, never unblocks.
-/// (Foundation's `Process` offers no control over the signal mask.)
-final class ChildProcess: Sendable {
-    let pid: pid_t
-    private let exit = Mutex<Int32?>(nil)
-
-    private init(pid: pid_t) { self.pid = pid }
-
-    struct SpawnError: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Starts `path` with `arguments`; stdout and stderr go to the file `output`, stdin is /dev/null.
-    static func spawn(_ path: String, arguments: [String], output: String) throws -> ChildProcess {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Other tests' sockets must not live on in nginx (glibc 2.34+; libuv's are close-on-exec anyway).
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        }
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
-        guard status == 0 else { throw SpawnError(description: "posix_spawn \(path) failed: \(String(cString: strerror(status)))") }
-        return ChildProcess(pid: pid)
-    }
-
-    /// False once the process has exited (and been reaped).
-    var isRunning: Bool {
-        exit.withLock { exit in
-            if exit != nil { return false }
-            var status: Int32 = 0
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result < 0 && errno == ECHILD) {
-                exit = status
-                return false
-            }
-            return true
-        }
-    }
-
-    /// How it ended, for messages.
-    var exitDescription: String {
-        guard let status = exit.withLock({ $0 }) else { return "running" }
-        let signal = status & 0x7F
-        return signal == 0 ? "exit status \((status >> 8) & 0xFF)" : "killed by signal \(signal)"
-    }
-
-    /// SIGTERM to this PID only, then waits for it to exit; SIGKILL after `grace`.
-    ///
-    /// - Returns: false if it had to be killed.
-    @discardableResult
-    func terminate(grace: Duration = .seconds(5)) async -> Bool {
-        guard isRunning else { return true }
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while isRunning, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        if isRunning {
-            kill(pid, SIGKILL)
-            while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
-            return false
-        }
-        return true
-    }
 }

@@ -6,6 +6,9 @@ actor ConnectionPool {
         let scheme: String
         let host: String
         let port: Int
+        /// The TLS configuration for https (nil for http): connections made with
+        /// different trust, pins or identities never mix.
+        let tls: TLSConfiguration?
     }
 
     private struct Ref: Hashable { let key: Key; let id: Int }
@@ -167,7 +170,12 @@ actor ConnectionPool {
             let resolved = ContinuousClock.now
             if SocketAddress(ipLiteral: ref.key.host, port: ref.key.port) == nil { timing.dns = resolved - start }
             let stream = try await SocketStream.connect(to: addresses, host: ref.key.host, on: loop, options: socketOptions)
-            timing.connect = .now - resolved
+            let connected = ContinuousClock.now
+            timing.connect = connected - resolved
+            if let tls = ref.key.tls {
+                _ = try await stream.startTLS(tls, host: ref.key.host, port: ref.key.port, timeout: socketOptions.connectTimeout)
+                timing.tls = .now - connected
+            }
             established(ref, stream: stream, timing: timing)
         } catch {
             connectErrors[ref.key] = error

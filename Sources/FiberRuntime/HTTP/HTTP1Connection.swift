@@ -205,7 +205,8 @@ actor HTTP1Connection {
                 fail(error as? HTTPClientError ?? HTTPClientError(.connectionClosed))
             }
         case .failure(let error):
-            fail(HTTPClientError(error.kind == .closed ? .connectionClosed : .transport, transport: error))
+            let kind: HTTPClientError.Kind = error.kind == .closed ? .connectionClosed : error.kind == .tls ? .tls : .transport
+            fail(HTTPClientError(kind, transport: error))
         }
     }
 
@@ -340,7 +341,7 @@ actor HTTP1Connection {
             var failure = error.url == nil ? error.at(exchange.request.url) : error
             // A connection the server dropped while it sat idle, found out only now.
             failure.mayRetryOnNewConnection = completedExchanges > 0 && exchange.head == nil && exchange.timing.firstByte == .zero
-                && (error.kind == .connectionClosed || error.kind == .transport)
+                && (error.kind == .connectionClosed || error.kind == .transport || error.tls?.kind == .truncated)
                 && (exchange.request.isIdempotent || !exchange.wroteAnything)
             exchange.response.resume(with: .failure(failure))
             exchange.bodyBuffer?.assumeIsolated { $0.finish(failure) }

@@ -28,6 +28,8 @@ extension HTTPClient {
         public var socket = SocketOptions()
         /// Streamed bodies stop reading the socket when this much waits unread (default 256 KiB).
         public var streamHighWatermark = 256 * 1024
+        /// TLS for https origins (default: the system's trust store, full verification, TLS 1.2 at least).
+        public var tls = TLSConfiguration()
         /// The resolver for host names (default: the shared, caching one).
         public var resolver: Resolver = .shared
 

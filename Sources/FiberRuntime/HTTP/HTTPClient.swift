@@ -27,7 +27,8 @@ public final class HTTPClient: Sendable {
     /// - Throws: `HTTPClientError`: `.invalidHeader` before anything is sent;
     ///   `.transport` (refused, reset, DNS, connect timeout) with the socket's
     ///   error; `.malformedResponse`, `.headersTooLarge`, `.bodyTooLarge`,
-    ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`,
+    ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`, `.tls` (a refused
+    ///   certificate, a pin mismatch, a cut without `close_notify`: `tls` says which),
     ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
         let loop = group.next()
@@ -124,7 +125,8 @@ public final class HTTPClient: Sendable {
         let prepared = try await prepare(request, options: options, on: loop)
         defer { if case .file(let file)? = prepared.body { Task { await file.close(on: loop) } } }
         let pool = pools[ObjectIdentifier(loop)]!
-        let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port)
+        let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
+                                     tls: request.target.isSecure ? configuration.tls : nil)
         let max = options.maxResponseBodySize ?? configuration.maxResponseBodySize
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
@@ -147,10 +149,6 @@ public final class HTTPClient: Sendable {
     }
 
     private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
-        // Never plaintext to an https origin: refused until the TLS layer exists.
-        guard !request.target.isSecure else {
-            throw HTTPClientError(.unsupported, "https needs TLS, which this build does not have yet", url: request.target.description)
-        }
         var body: PreparedRequest.Body?
         var length: Int?
         switch request.body?.source {

@@ -36,6 +36,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         public static let shutdown = Kind("client shut down")
         /// A socket failed: `transport` says how (refused, reset, DNS, connect timeout, …).
         public static let transport = Kind("transport error")
+        /// TLS failed: a certificate refused, a pin mismatch, a handshake the
+        /// server refused, a connection cut without `close_notify` (`tls` says which).
+        public static let tls = Kind("TLS failure")
         /// The caller's task was cancelled.
         public static let cancelled = Kind("cancelled")
         /// A request the client cannot send (unsupported body, upgrade, …).
@@ -50,6 +53,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public let url: String?
     /// The socket error underneath, for `.transport` (and connect timeouts).
     public let transport: TransportError?
+    /// The TLS failure underneath, for `.tls`.
+    public var tls: TLSError? { transport?.tls }
     /// Set by a connection when a reused connection died before any response
     /// byte and the request was idempotent or provably not sent: one retry on
     /// a new connection is safe.
@@ -67,7 +72,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     static func wrapping(_ error: any Error, url: String) -> HTTPClientError {
         switch error {
         case let error as HTTPClientError: error.url == nil ? error.at(url) : error
-        case let error as TransportError: HTTPClientError(.transport, url: url, transport: error)
+        case let error as TransportError: HTTPClientError(error.kind == .tls ? .tls : .transport, url: url, transport: error)
+        case let error as TLSError: HTTPClientError(.tls, url: url, transport: .tls(error, operation: "TLS handshake"))
         case is CancellationError: HTTPClientError(.cancelled, url: url)
         case let error as DeadlineExceeded: HTTPClientError(.deadlineExceeded, "after \(error.timeout)", url: url)
         default: HTTPClientError(.transport, "\(error)", url: url)
