@@ -178,12 +178,15 @@ final class TLSEngine {
 
     /// The certificates the peer presented, leaf first.
     var peerChain: [X509Certificate] {
-        guard let stack = SSL_get_peer_cert_chain(ssl) else {
-            // A server's view of the client: the chain omits the leaf.
-            guard let leaf = SSL_get0_peer_certificate(ssl) else { return [] }
-            return X509Certificate(leaf).map { [$0] } ?? []
+        var chain: [X509Certificate] = []
+        // On a server, OpenSSL's chain of the client omits the leaf.
+        if context.configuration.role == .server, let leaf = SSL_get0_peer_certificate(ssl), let certificate = X509Certificate(leaf) {
+            chain.append(certificate)
         }
-        return (0..<fiber_x509_stack_count(stack)).compactMap { fiber_x509_stack_at(stack, $0).flatMap(X509Certificate.init) }
+        if let stack = SSL_get_peer_cert_chain(ssl) {
+            chain += (0..<fiber_x509_stack_count(stack)).compactMap { fiber_x509_stack_at(stack, $0).flatMap(X509Certificate.init) }
+        }
+        return chain
     }
 
     // MARK: Sessions
