@@ -56,9 +56,7 @@ extension SocketStream {
                 tls = engine
                 tlsHandshake = done
                 // Bytes that came before TLS started (a server's ClientHello) are the handshake's.
-                let early = Array(received)
-                received.removeAll()
-                for chunk in early { chunk.withUnsafeBytes { engine.feed($0) } }
+                while let chunk = takeReceived() { chunk.withUnsafeBytes { engine.feed($0) } }
                 advanceHandshake(engine)
                 if tlsHandshake != nil, let end = self.end {
                     failHandshake(end.map { TLSError(.handshakeFailed, "\($0)", host: host) }

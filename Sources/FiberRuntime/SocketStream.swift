@@ -98,7 +98,7 @@ public actor SocketStream {
         }
     }
 
-    private func takeReceived() -> [UInt8]? {
+    func takeReceived() -> [UInt8]? {
         guard let chunk = received.popFirst() else { return nil }
         apply(backpressure.consumed(chunk.count))
         return chunk

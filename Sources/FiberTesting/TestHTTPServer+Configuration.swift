@@ -29,6 +29,8 @@ extension TestHTTPServer {
         /// Serves HTTPS with this server-side configuration (its identity is the
         /// certificate the test made); nil (the default) serves plain HTTP.
         public var tls: TLSConfiguration? = nil
+        /// How long a client may take to finish the TLS handshake (default 30 s).
+        public var tlsHandshakeTimeout: Duration = .seconds(30)
         /// Options for accepted sockets (`TCP_NODELAY` is on by default).
         public var socketOptions = SocketOptions()
 

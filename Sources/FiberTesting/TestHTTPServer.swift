@@ -163,7 +163,7 @@ public final class TestHTTPServer: Sendable {
     private func startTLS(on stream: SocketStream) async -> Bool {
         guard let tls = configuration.tls else { return true }
         do {
-            let info = try await stream.startTLS(tls, host: nil, timeout: .seconds(10))
+            let info = try await stream.startTLS(tls, host: nil, timeout: configuration.tlsHandshakeTimeout)
             state.withLock { $0.tlsHandshakes.append(info) }
             return true
         } catch {

@@ -3,7 +3,7 @@ import FiberTesting
 import Testing
 
 /// Mutual TLS: the server asks for a client certificate signed by the test CA.
-@Suite struct MutualTLSTests {
+@Suite(.serialized) struct MutualTLSTests {
     static func requireClientCertificate(_ tls: inout TLSConfiguration, _ pki: TestCertificates) {
         tls.requireClientCertificate = true
         tls.trustRoots = .pem(pki.bytes("root.pem"))

@@ -4,7 +4,7 @@ import Testing
 
 /// Against `openssl s_server`, OpenSSL's own test server: `-www` answers
 /// `GET /` with a status page (HTTP/1.0, close-delimited, ended by close_notify).
-@Suite struct OpenSSLServerInteropTests {
+@Suite(.serialized) struct OpenSSLServerInteropTests {
     static func startServer(_ pki: TestCertificates, extra: [String] = []) async throws -> PeerProcess {
         try await PeerProcess.start("/usr/bin/openssl", ["s_server", "-accept", "127.0.0.1:{{PORT}}", "-www",
                                                           "-cert", pki.path("leaf-only.pem"), "-key", pki.path("leaf.key"),

@@ -8,7 +8,7 @@ import Glibc
 
 /// Certificate pinning: a pinned host is trusted only if a certificate of
 /// the chain it presents matches one of its pins; a mismatch sends nothing.
-@Suite struct PinningTests {
+@Suite(.serialized) struct PinningTests {
     /// base64 SHA-256 of a certificate's public key, computed by the `openssl` command line.
     static func spkiPin(of pemFile: String) async throws -> String {
         let output = pemFile + ".spki"

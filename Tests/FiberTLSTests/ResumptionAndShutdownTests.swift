@@ -4,7 +4,7 @@ import Testing
 
 /// Session resumption per host, and the end of a TLS stream: `close_notify`
 /// makes a close-delimited body complete; its absence makes it a truncation.
-@Suite struct ResumptionAndShutdownTests {
+@Suite(.serialized) struct ResumptionAndShutdownTests {
     static let closing: HTTPHeaders = ["Connection": "close"]
 
     @Test func reconnectResumesTheSession() async throws {

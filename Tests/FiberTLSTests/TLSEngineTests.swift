@@ -4,7 +4,7 @@ import Testing
 
 /// The TLS engine without sockets: a client and a server engine pass their
 /// bytes to each other in memory.
-@Suite struct TLSEngineTests {
+@Suite(.serialized) struct TLSEngineTests {
     struct Pair {
         let client: TLSEngine
         let server: TLSEngine

@@ -19,8 +19,9 @@ func withTLSServer<T>(
     serverConfiguration.tls = serverTLS
     var clientConfiguration = HTTPClient.Configuration()
     clientConfiguration.tls = pki.clientTrustingRoot
-    clientConfiguration.readIdleTimeout = .seconds(10)
-    clientConfiguration.socket.connectTimeout = .seconds(10)
+    // Generous: the sanitizer runs share two cores with the rest of the suite.
+    clientConfiguration.readIdleTimeout = .seconds(30)
+    clientConfiguration.socket.connectTimeout = .seconds(30)
     configureClient(&clientConfiguration, pki)
     let client = HTTPClient(eventLoopGroup: group, configuration: clientConfiguration)
     let server = try await TestHTTPServer.start(on: group.loops[0], configuration: serverConfiguration)

@@ -5,7 +5,7 @@ import Testing
 /// The client's verification over real sockets against the project's HTTPS
 /// test server: the good chain connects; each bad certificate is refused
 /// with its own kind, and the server never sees a request.
-@Suite struct VerificationTests {
+@Suite(.serialized) struct VerificationTests {
     @Test func goodChainConnectsWithALPNAndVerifiedHost() async throws {
         try await withTLSServer { client, server, _ in
             let response = try await client.get(server.url("/hello"))
