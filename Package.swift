@@ -6,10 +6,12 @@ let package = Package(
     products: [
         .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
+        .library(name: "FiberLoad", targets: ["FiberLoad"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -30,6 +32,10 @@ let package = Package(
             ]
         ),
         .target(name: "FiberTesting", dependencies: ["FiberRuntime"]),
+        // The load generator behind `fiber bench`, for users' own harnesses.
+        .target(name: "FiberLoad", dependencies: [
+            "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]),
         .executableTarget(name: "fiber", dependencies: ["FiberRuntime", "FiberTesting"]),
         .testTarget(
             name: "FiberRuntimeTests",
@@ -37,6 +43,7 @@ let package = Package(
         ),
         .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberLoadTests", dependencies: ["FiberLoad", "FiberRuntime", "FiberTesting"]),
         .testTarget(name: "FiberTLSTests", dependencies: ["FiberRuntime", "FiberTesting", "COpenSSL"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
