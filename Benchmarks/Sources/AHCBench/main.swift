@@ -13,6 +13,12 @@ import NIOPosix
 // host. The request loops are plain tasks on Swift's global pool, as AsyncHTTPClient
 // is normally used: SwiftNIO's event loops are not task executors, so every request
 // goes from the pool to the event loop thread and back.
+//
+// The TLS benchmark (issue 4, `Scripts/bench-tls`) adds: `--ca` (NIOSSL trust roots
+// from a PEM file), `--new-connection` (`Connection: close`, a handshake per request)
+// and `--stream` (the body's buffers are counted and dropped as they arrive).
+// `--no-resumption` changes nothing: AsyncHTTPClient (NIOSSL) keeps no client
+// session cache, so every handshake is a full one whatever it is given.
 
 let options = HTTPBenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
 
@@ -21,12 +27,28 @@ configuration.httpVersion = .http1Only
 configuration.connectionPool = .init(
     idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: options.concurrency
 )
+if let ca = options.caFile {
+    // NIOSSL's TLSConfiguration and NIOSSLTrustRoots, named through implicit members
+    // so that this target needs no direct dependency on swift-nio-ssl.
+    configuration.tlsConfiguration = .makeClientConfiguration()
+    configuration.tlsConfiguration?.trustRoots = .file(ca)
+}
 let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
 let url = options.url
+let newConnection = options.newConnectionPerRequest
+let streamBody = options.streamBody
 
 let bench = HTTPBench(client: "ahc", options: options, executor: nil) {
-    let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+    var request = HTTPClientRequest(url: url)
+    if newConnection { request.headers.add(name: "Connection", value: "close") }
+    let response = try await client.execute(request, timeout: .seconds(streamBody ? 600 : 30))
+    if streamBody {
+        var bytes = 0
+        for try await buffer in response.body { bytes += buffer.readableBytes }
+        guard response.status == .ok else { throw AHCBenchError.status(Int(response.status.code)) }
+        return bytes
+    }
     let body = try await response.body.collect(upTo: 1 << 20)
     guard response.status == .ok else { throw AHCBenchError.status(Int(response.status.code)) }
     return body.readableBytes

@@ -9,19 +9,38 @@ import HTTPBenchKit
 // are tasks created with `Task(executorPreference: group.loops[0])`, the runtime's
 // recommended way: a request resumed by the loop stays on the loop thread, with no
 // hop to Swift's global pool per await.
+//
+// The TLS benchmark (issue 4, `Scripts/bench-tls`) adds: `--ca` (trust roots from a
+// PEM file), `--new-connection` (`Connection: close`, a handshake per request),
+// `--no-resumption` (`tls.sessionResumption = false`) and `--stream` (the body is
+// streamed with `client.stream` and discarded chunk by chunk, never collected).
 
 let options = HTTPBenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
 
 let group = EventLoopGroup(loopCount: 1)
 var configuration = HTTPClient.Configuration()
 configuration.maxConnectionsPerHost = options.concurrency
+if let ca = options.caFile { configuration.tls.trustRoots = .file(ca) }
+if options.noResumption { configuration.tls.sessionResumption = false }
 let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
 let url = options.url
+let headers: HTTPHeaders = options.newConnectionPerRequest ? ["Connection": "close"] : [:]
 
-let bench = HTTPBench(client: "fiber", options: options, executor: group.loops[0]) {
-    let response = try await client.execute(HTTPClientRequest(url: url))
-    guard response.status == 200 else { throw FiberBenchError.status(response.status) }
-    return response.body.count
+let bench: HTTPBench
+if options.streamBody {
+    bench = HTTPBench(client: "fiber", options: options, executor: group.loops[0]) {
+        let response = try await client.stream(HTTPClientRequest(url: url, headers: headers))
+        guard response.status == 200 else { throw FiberBenchError.status(response.status) }
+        var bytes = 0
+        for try await chunk in response.body { bytes += chunk.count }
+        return bytes
+    }
+} else {
+    bench = HTTPBench(client: "fiber", options: options, executor: group.loops[0]) {
+        let response = try await client.execute(HTTPClientRequest(url: url, headers: headers))
+        guard response.status == 200 else { throw FiberBenchError.status(response.status) }
+        return response.body.count
+    }
 }
 await bench.run()
 

@@ -30,6 +30,17 @@ public struct HTTPBenchOptions: Sendable {
     public var allocRequests = 0
     /// The body size every response must have; nil: any size.
     public var expectBytes: Int?
+    /// TLS (issue 4, `Scripts/bench-tls`): a PEM file of the CA certificates to trust for
+    /// an https URL; nil: the client's default trust store.
+    public var caFile: String?
+    /// Every request on a new connection: the client sends `Connection: close`
+    /// (a TLS handshake per request with an https URL).
+    public var newConnectionPerRequest = false
+    /// No TLS session resumption: every handshake is a full one.
+    public var noResumption = false
+    /// Stream the body and discard it as it arrives, counting its bytes, rather than
+    /// collecting it (the bulk download of `Scripts/bench-tls`).
+    public var streamBody = false
 
     public static let usage = """
     options:
@@ -40,6 +51,10 @@ public struct HTTPBenchOptions: Sendable {
       --max-requests N       stop the timed run after N requests in all (default 2,000,000)
       --alloc-requests N     afterwards, count allocations over N sequential requests (default 0: skip)
       --expect-bytes N       count a response whose body is not N bytes as an error
+      --ca PATH              trust the CA certificates in this PEM file (https URLs)
+      --new-connection       send `Connection: close`: every request on a new connection
+      --no-resumption        no TLS session resumption: every handshake a full one
+      --stream               stream the body and discard it, counting its bytes
     """
 
     public static func parse(_ arguments: [String]) -> HTTPBenchOptions {
@@ -73,10 +88,16 @@ public struct HTTPBenchOptions: Sendable {
             case "--max-requests": options.maxRequests = int(argument, 1...1_000_000_000)
             case "--alloc-requests": options.allocRequests = int(argument, 0...10_000_000)
             case "--expect-bytes": options.expectBytes = int(argument, 0...1_000_000_000)
+            case "--ca": options.caFile = value(argument)
+            case "--new-connection": options.newConnectionPerRequest = true
+            case "--no-resumption": options.noResumption = true
+            case "--stream": options.streamBody = true
             default: fail("unknown argument \(argument)")
             }
         }
-        guard options.url.hasPrefix("http://") else { fail("--url http://HOST:PORT/PATH is required") }
+        guard options.url.hasPrefix("http://") || options.url.hasPrefix("https://") else {
+            fail("--url http(s)://HOST:PORT/PATH is required")
+        }
         return options
     }
 }

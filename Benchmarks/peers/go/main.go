@@ -6,9 +6,18 @@
 // same goroutines, which opens the connections; then -c goroutines, each sending
 // one GET after the other and reading the whole body, until -d seconds passed or
 // -n requests were sent in all. It prints one line `BENCH_RESULT {json}`.
+//
+// The TLS benchmark (issue 4, Scripts/bench-tls) adds: -ca (trust the CA
+// certificates of a PEM file for an https URL), -new-connection (DisableKeepAlives:
+// a new connection, and a handshake, per request), -resumption (a
+// tls.NewLRUClientSessionCache, so that those handshakes resume; without it Go
+// keeps no session cache and every handshake is a full one) and -discard (the body
+// is copied to io.Discard and counted, never held whole in memory).
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -37,6 +46,10 @@ func main() {
 	maxRequests := flag.Int64("n", 2_000_000, "stop the timed run after this many requests in all")
 	expectBytes := flag.Int("expect-bytes", -1, "count a body of another size as an error (-1: any)")
 	allocRequests := flag.Int("alloc-requests", 0, "afterwards, count Go heap allocations over this many sequential requests (0: skip)")
+	caFile := flag.String("ca", "", "trust the CA certificates in this PEM file (https)")
+	newConnection := flag.Bool("new-connection", false, "a new connection per request (DisableKeepAlives)")
+	resumption := flag.Bool("resumption", false, "resume TLS sessions (a client session cache)")
+	discard := flag.Bool("discard", false, "copy the body to io.Discard rather than reading it into memory")
 	flag.Parse()
 	if *url == "" || *concurrency < 1 {
 		fmt.Fprintln(os.Stderr, "usage: go-http-bench -url URL [-c C] [-d S] [-warmup S] [-n N] [-expect-bytes N]")
@@ -58,6 +71,27 @@ func main() {
 		IdleConnTimeout:     120 * time.Second,
 		DisableCompression:  true,
 		ForceAttemptHTTP2:   false,
+		DisableKeepAlives:   *newConnection,
+	}
+	if *caFile != "" || *resumption {
+		// A TLSClientConfig of its own also keeps the transport on HTTP/1.1.
+		config := &tls.Config{}
+		if *caFile != "" {
+			pem, err := os.ReadFile(*caFile)
+			if err != nil {
+				fmt.Printf("error: go: %v\n", err)
+				os.Exit(2)
+			}
+			config.RootCAs = x509.NewCertPool()
+			if !config.RootCAs.AppendCertsFromPEM(pem) {
+				fmt.Printf("error: go: no certificate in %s\n", *caFile)
+				os.Exit(2)
+			}
+		}
+		if *resumption {
+			config.ClientSessionCache = tls.NewLRUClientSessionCache(0)
+		}
+		transport.TLSClientConfig = config
 	}
 	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
 
@@ -66,7 +100,16 @@ func main() {
 		if err != nil {
 			return 0, err
 		}
-		body, err := io.ReadAll(resp.Body)
+		var n int
+		if *discard {
+			var copied int64
+			copied, err = io.Copy(io.Discard, resp.Body)
+			n = int(copied)
+		} else {
+			var body []byte
+			body, err = io.ReadAll(resp.Body)
+			n = len(body)
+		}
 		resp.Body.Close()
 		if err != nil {
 			return 0, err
@@ -74,10 +117,10 @@ func main() {
 		if resp.StatusCode != 200 {
 			return 0, fmt.Errorf("status %d", resp.StatusCode)
 		}
-		if *expectBytes >= 0 && len(body) != *expectBytes {
-			return 0, fmt.Errorf("a body of %d bytes, expected %d", len(body), *expectBytes)
+		if *expectBytes >= 0 && n != *expectBytes {
+			return 0, fmt.Errorf("a body of %d bytes, expected %d", n, *expectBytes)
 		}
-		return len(body), nil
+		return n, nil
 	}
 
 	if _, err := get(); err != nil {

@@ -4,10 +4,21 @@
 // same loops, which opens the connections; then the timed run until --seconds
 // passed or --max-requests were sent in all. It prints `BENCH_RESULT {json}`.
 
+// The TLS benchmark (issue 4, Scripts/bench-tls) adds three flags without a value,
+// used by https.mjs: --new-connection, --no-resumption and --stream.
+const FLAGS = { '--new-connection': 'newConnection', '--no-resumption': 'noResumption', '--stream': 'stream' };
+
 export function parseOptions(argv) {
-  const o = { url: '', concurrency: 1, seconds: 5, warmup: 0.5, maxRequests: 2_000_000, expectBytes: -1 };
+  const o = {
+    url: '', concurrency: 1, seconds: 5, warmup: 0.5, maxRequests: 2_000_000, expectBytes: -1,
+    newConnection: false, noResumption: false, stream: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
+    if (name in FLAGS) {
+      o[FLAGS[name]] = true;
+      continue;
+    }
     const value = argv[++i];
     if (value === undefined) usage(`${name} needs a value`);
     switch (name) {
@@ -20,14 +31,14 @@ export function parseOptions(argv) {
       default: usage(`unknown argument ${name}`);
     }
   }
-  if (!o.url.startsWith('http://') || !(o.concurrency >= 1) || !(o.seconds >= 0) || !(o.warmup >= 0) || !(o.maxRequests >= 1)) {
+  if (!/^https?:\/\//.test(o.url) || !(o.concurrency >= 1) || !(o.seconds >= 0) || !(o.warmup >= 0) || !(o.maxRequests >= 1)) {
     usage('bad options');
   }
   return o;
 }
 
 function usage(message) {
-  console.error(`error: ${message}\nusage: node FILE.mjs --url URL [--concurrency C] [--seconds S] [--warmup S] [--max-requests N] [--expect-bytes N]`);
+  console.error(`error: ${message}\nusage: node FILE.mjs --url URL [--concurrency C] [--seconds S] [--warmup S] [--max-requests N] [--expect-bytes N] [--new-connection] [--no-resumption] [--stream]`);
   process.exit(2);
 }
 
