@@ -84,6 +84,11 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var requireClientCertificate = false
     /// Reuse sessions per host so reconnects skip the full handshake (default on).
     public var sessionResumption = true
+    /// Hand OpenSSL's record buffers (about 34 KiB a connection) back while a
+    /// connection is idle (default off). On suits thousands of mostly idle
+    /// connections (WebSockets); off avoids freeing and reallocating them on
+    /// every request of a busy keep-alive connection.
+    public var releasesIdleBuffers = false
 
     /// A client configuration with the safe defaults.
     public init() {}

@@ -53,8 +53,7 @@ final class TLSContext: @unchecked Sendable {
         let c = configuration
         try check(fiber_ssl_ctx_set_min_proto(pointer, c.minimumVersion.openSSL) == 1, "cannot set the minimum version")
         try check(fiber_ssl_ctx_set_max_proto(pointer, c.maximumVersion.openSSL) == 1, "cannot set the maximum version")
-        // Idle connections hand their read and write buffers back (about 34 KiB each).
-        _ = fiber_ssl_ctx_set_mode(pointer, Int(SSL_MODE_RELEASE_BUFFERS))
+        if c.releasesIdleBuffers { _ = fiber_ssl_ctx_set_mode(pointer, Int(SSL_MODE_RELEASE_BUFFERS)) }
         SSL_CTX_set_options(pointer, fiber_ssl_op_no_renegotiation())
         if let list = c.cipherList {
             try check(SSL_CTX_set_cipher_list(pointer, list) == 1, "no usable cipher in \"\(list)\"")
