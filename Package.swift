@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -36,13 +37,20 @@ let package = Package(
         .target(name: "FiberLoad", dependencies: [
             "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
-        .executableTarget(name: "fiber", dependencies: ["FiberRuntime", "FiberTesting"]),
+        // The `fiber` command's subcommands, a library so that tests run them.
+        .target(name: "FiberCommandLine", dependencies: [
+            "FiberRuntime", "FiberLoad", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "fiber", dependencies: [
+            "FiberRuntime", "FiberTesting", "FiberCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
         ),
         .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberCommandLineTests", dependencies: ["FiberCommandLine", "FiberRuntime", "FiberTesting"]),
         .testTarget(name: "FiberLoadTests", dependencies: ["FiberLoad", "FiberRuntime", "FiberTesting"]),
         .testTarget(name: "FiberTLSTests", dependencies: ["FiberRuntime", "FiberTesting", "COpenSSL"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),

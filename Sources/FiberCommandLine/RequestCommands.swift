@@ -1,0 +1,102 @@
+import ArgumentParser
+
+/// The options every request command takes: `fiber get|head|post|put|patch|delete URL [items]`.
+public struct RequestOptions: ParsableArguments, Sendable {
+    @Argument(help: "The URL (http:// or https://).")
+    public var url: String
+
+    @Argument(help: "Header:value, name==query, name=string (JSON body field), name:=json (raw JSON field).")
+    public var items: [String] = []
+
+    @Option(help: "A raw request body (instead of JSON fields); @path reads a file.")
+    public var body: String?
+
+    @Flag(name: .shortAndLong, help: "Also print the request and the timing breakdown (DNS, connect, TLS, first byte, total).")
+    public var verbose = false
+
+    @Flag(help: "Print the equivalent curl command (to standard error) before sending.")
+    public var curl = false
+
+    @Option(name: .shortAndLong, help: "Download the body into this file, with a progress bar.")
+    public var output: String?
+
+    @Flag(name: .customLong("continue"), help: "With --output: resume a partial file with a Range request.")
+    public var resume = false
+
+    @Flag(help: "Accept any TLS certificate and host name (never for production).")
+    public var insecure = false
+
+    @Option(help: "A PEM file of CA certificates to trust instead of the system's.")
+    public var caFile: String?
+
+    @Option(help: "Seconds for the whole request (default 30).")
+    public var timeout: Double = 30
+
+    @Flag(help: "Exit 0 even for a 4xx or 5xx status (by default they exit 4 or 5).")
+    public var ignoreStatus = false
+
+    public init() {}
+}
+
+/// A request command for one HTTP method.
+public protocol RequestCommand: AsyncParsableCommand {
+    /// The HTTP method it sends.
+    static var method: String { get }
+    /// Its options.
+    var options: RequestOptions { get }
+}
+
+extension RequestCommand {
+    public mutating func run() async throws {
+        let status = try await RequestRunner(method: Self.method, options: options).run()
+        if let code = RequestRunner.exitCode(for: status, ignoring: options.ignoreStatus) { throw ExitCode(code) }
+    }
+}
+
+/// `fiber get URL [items]`.
+public struct Get: RequestCommand {
+    public static let configuration = CommandConfiguration(commandName: "get", abstract: "Send a GET request.")
+    public static let method = "GET"
+    @OptionGroup public var options: RequestOptions
+    public init() {}
+}
+
+/// `fiber head URL [items]`.
+public struct Head: RequestCommand {
+    public static let configuration = CommandConfiguration(commandName: "head", abstract: "Send a HEAD request.")
+    public static let method = "HEAD"
+    @OptionGroup public var options: RequestOptions
+    public init() {}
+}
+
+/// `fiber post URL [items]`.
+public struct Post: RequestCommand {
+    public static let configuration = CommandConfiguration(commandName: "post", abstract: "Send a POST request.")
+    public static let method = "POST"
+    @OptionGroup public var options: RequestOptions
+    public init() {}
+}
+
+/// `fiber put URL [items]`.
+public struct Put: RequestCommand {
+    public static let configuration = CommandConfiguration(commandName: "put", abstract: "Send a PUT request.")
+    public static let method = "PUT"
+    @OptionGroup public var options: RequestOptions
+    public init() {}
+}
+
+/// `fiber patch URL [items]`.
+public struct Patch: RequestCommand {
+    public static let configuration = CommandConfiguration(commandName: "patch", abstract: "Send a PATCH request.")
+    public static let method = "PATCH"
+    @OptionGroup public var options: RequestOptions
+    public init() {}
+}
+
+/// `fiber delete URL [items]`.
+public struct Delete: RequestCommand {
+    public static let configuration = CommandConfiguration(commandName: "delete", abstract: "Send a DELETE request.")
+    public static let method = "DELETE"
+    @OptionGroup public var options: RequestOptions
+    public init() {}
+}

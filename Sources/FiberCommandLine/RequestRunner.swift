@@ -1,0 +1,140 @@
+import FiberRuntime
+import Foundation
+
+/// Sends one request for a request command and prints the answer: status and
+/// headers, then the body (JSON indented, coloured on a terminal); only the
+/// body when standard output is not a terminal; into a file with `--output`.
+struct RequestRunner {
+    let method: String
+    let options: RequestOptions
+    let out = CommandOutput.current
+
+    /// 4 for a 4xx status, 5 for 5xx, nil otherwise or when ignored.
+    static func exitCode(for status: Int, ignoring: Bool) -> Int32? {
+        guard !ignoring else { return nil }
+        switch status {
+        case 400..<500: return 4
+        case 500..<600: return 5
+        default: return nil
+        }
+    }
+
+    /// Sends the request; returns the final status.
+    ///
+    /// - Throws: `RequestItems.ParseError`, `CommandLineError`, `HTTPClientError`.
+    func run() async throws -> Int {
+        let items = try RequestItems(parsing: options.items)
+        let url = items.url(appendingQueryTo: options.url)
+        var headers = HTTPHeaders()
+        var body = try rawBody()
+        if body == nil, let json = items.jsonBody {
+            body = Array(json.utf8)
+            headers.add(name: "Content-Type", value: "application/json")
+        }
+        if !items.headers.contains(where: { $0.name.lowercased() == "accept" }) {
+            headers.add(name: "Accept", value: items.jsonBody != nil ? "application/json, */*;q=0.5" : "*/*")
+        }
+        for header in items.headers {
+            if header.name.lowercased() == "content-type" { headers.remove(name: "Content-Type") }
+            headers.add(name: header.name, value: header.value)
+        }
+        var resumeFrom = 0
+        if let path = options.output, options.resume,
+           let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 {
+            resumeFrom = size
+            headers.replaceOrAdd(name: "Range", value: "bytes=\(size)-")
+        }
+        if options.curl {
+            let shown = headers.map { (name: $0.name, value: $0.value) }
+            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: body.map { String(decoding: $0, as: UTF8.self) },
+                                         insecure: options.insecure) + "\n")
+        }
+        let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: body.map { .bytes($0) })
+        if options.verbose {
+            out.error("\(method) \(url)\n" + headers.map { "\($0.name): \($0.value)\n" }.joined() + "\n")
+        }
+        let client = HTTPClient(configuration: try clientConfiguration())
+        do {
+            let status: Int
+            if let path = options.output {
+                status = try await Download(out: out).run(client: client, request: request, to: path, resumingFrom: resumeFrom,
+                                                          verbose: options.verbose)
+            } else {
+                let response = try await client.execute(request)
+                print(response)
+                status = response.status
+            }
+            await client.shutdown()
+            return status
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    private func clientConfiguration() throws -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.requestTimeout = .milliseconds(Int64(options.timeout * 1000))
+        if options.insecure { configuration.tls.verification = .insecureNoVerification }
+        if let ca = options.caFile { configuration.tls.trustRoots = .file(ca) }
+        return configuration
+    }
+
+    private func rawBody() throws -> [UInt8]? {
+        guard let body = options.body else { return nil }
+        guard body.hasPrefix("@") else { return Array(body.utf8) }
+        let path = String(body.dropFirst())
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandLineError("cannot read the body file \(path)")
+        }
+        return Array(data)
+    }
+
+    private func print(_ response: HTTPClientResponse) {
+        let colors = out.isTerminal
+        if out.isTerminal || options.verbose {
+            let statusLine = "HTTP/1.1 \(response.status) \(response.reason)"
+            let painted = !colors ? statusLine : (response.status < 400 ? "\u{1B}[32;1m" : "\u{1B}[31;1m") + statusLine + "\u{1B}[0m"
+            var head = painted + "\n"
+            for header in response.headers {
+                head += (colors ? "\u{1B}[36m\(header.name)\u{1B}[0m" : header.name) + ": \(header.value)\n"
+            }
+            if options.verbose { head += "\n" + Self.describe(response.timing) + "\n" }
+            let target = options.verbose && !out.isTerminal
+            if target { out.error(head + "\n") } else { out.write(head + "\n") }
+        }
+        guard method != "HEAD", !response.body.isEmpty else { return }
+        let text = String(validating: response.body, as: UTF8.self)
+        if let text {
+            let isJSON = response.headers["Content-Type"]?.lowercased().contains("json") ?? false
+            if out.isTerminal || isJSON, let pretty = JSONPrettyPrinter(colors: colors).format(text), out.isTerminal {
+                out.print(pretty)
+            } else {
+                out.write(text.hasSuffix("\n") || !out.isTerminal ? text : text + "\n")
+            }
+        } else if out.isTerminal {
+            out.print("[\(response.body.count) bytes of binary data; use --output FILE to save them]")
+        } else {
+            out.write(String(decoding: response.body, as: UTF8.self))
+        }
+    }
+
+    /// The timing breakdown, one phase a line.
+    static func describe(_ timing: RequestTiming) -> String {
+        func ms(_ d: Duration?) -> String {
+            guard let d else { return "-" }
+            return String(format: "%.3f ms", Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
+        }
+        return [
+            "timing:", "  dns         \(ms(timing.dns))", "  connect     \(ms(timing.connect))", "  tls         \(ms(timing.tls))",
+            "  first byte  \(ms(timing.firstByte))", "  total       \(ms(timing.total))",
+            timing.reusedConnection ? "  (reused connection)" : "",
+        ].filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+}
+
+/// A mistake in how a command was called.
+struct CommandLineError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

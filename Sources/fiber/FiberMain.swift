@@ -1,0 +1,24 @@
+import ArgumentParser
+import FiberCommandLine
+
+/// `fiber`: requests, load tests and the demo, on Fiber's runtime.
+@main
+struct FiberMain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fiber",
+        abstract: "An HTTP client, load tester and demo on Fiber's runtime.",
+        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Bench.self, Demo.self])
+}
+
+/// `fiber demo`: a tour against servers inside this process, on loopback only.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "A tour of the library against loopback servers started in this process.")
+
+    func run() async throws {
+        print("== TCP echo over the runtime")
+        try await EchoDemo.run()
+        print("\n== HTTP/1.1 over the runtime")
+        try await HTTPDemo.run()
+    }
+}
