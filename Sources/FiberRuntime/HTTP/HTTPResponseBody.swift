@@ -122,7 +122,12 @@ actor ResponseBodyBuffer {
     }
 
     func next() async throws -> [UInt8]? {
-        try await withCheckedThrowingContinuation { c in
+        // A buffered chunk needs no continuation (nothing suspends before this point).
+        if let chunk = chunks.popFirst() {
+            if backpressure.consumed(chunk.count) == .startReading { setReading(true) }
+            return chunk
+        }
+        return try await withCheckedThrowingContinuation { c in
             if let chunk = chunks.popFirst() {
                 if backpressure.consumed(chunk.count) == .startReading { setReading(true) }
                 c.resume(returning: chunk)
