@@ -5,11 +5,16 @@ let package = Package(
     name: "Fiber",
     products: [
         .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
+        .library(name: "Fiber", targets: ["Fiber"]),
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -29,7 +34,18 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime"]),
+        .target(
+            name: "Fiber",
+            dependencies: [
+                "FiberRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber"]),
         .executableTarget(name: "fiber", dependencies: ["FiberRuntime", "FiberTesting"]),
         .testTarget(
             name: "FiberRuntimeTests",
@@ -37,6 +53,17 @@ let package = Package(
         ),
         .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(
+            name: "FiberTests",
+            dependencies: [
+                "Fiber", "FiberTesting", "FiberRuntime",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
