@@ -69,7 +69,10 @@ public final class MockTransport: FiberTransport {
             state.requests.append(request)
             return (state.stubs, state.fallback)
         }
-        let stub = stubs.lazy.compactMap { $0(request) }.first
+        // Each stub is called at most once per request (stubs may count calls).
+        var matched: StubResponse?
+        for stub in stubs where matched == nil { matched = stub(request) }
+        let stub = matched
             ?? fallback?(request)
             ?? .notFound(body: "no stub for \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
         if let error = stub.error { throw error }

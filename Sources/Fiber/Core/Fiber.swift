@@ -102,10 +102,12 @@ public final class Fiber: Sendable {
         }
         response.decoder = configuration.decoder
         response.statusRule = configuration.validateStatus
-        logger?.log(.debug, "← \(response.statusCode) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
         if let rule = configuration.validateStatus, !rule(response.statusCode) {
+            logger?.log(.error, "✗ \(response.statusCode) \(request.url.absoluteString): status rejected",
+                        metadata: ["trace": TraceContext.traceID])
             throw FiberError.httpError(statusCode: response.statusCode, data: response.data, response: response)
         }
+        logger?.log(.debug, "← \(response.statusCode) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
         return response
     }
 }
