@@ -17,6 +17,7 @@ import Synchronization
 /// response answers. Then the default (`stubDefault`), else `404` with a body
 /// naming the request. Safe to use from many tasks at once.
 public final class MockTransport: FiberTransport {
+    /// A conditional stub: a response, or nil to let the next stub answer.
     public typealias Stub = @Sendable (TransportRequest) -> StubResponse?
 
     private struct State {

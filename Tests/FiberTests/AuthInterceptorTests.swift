@@ -9,6 +9,7 @@ actor TokenStore {
     private(set) var refreshes = 0
     var failRefresh = false
 
+    @discardableResult
     func refresh() async throws -> String {
         struct RefreshFailed: Error {}
         if failRefresh { throw RefreshFailed() }

@@ -154,6 +154,7 @@ import Testing
     @Test func builtInConstructorsAsDocumented() async throws {
         actor TokenStore {
             var accessToken = "t0"
+            @discardableResult
             func refresh() async throws -> String { accessToken = "t1"; return accessToken }
         }
         enum Keychain { static let apiKey = "key" }

@@ -24,7 +24,8 @@ public struct AuthInterceptor: Interceptor {
 
     /// - Parameters:
     ///   - tokenProvider: the current token (nil: send the request without one).
-    ///   - tokenRefresher: gets a new token so that `tokenProvider` returns it
+    ///   - tokenRefresher: gets a new token so that `tokenProvider` returns it (a `refresh()`
+    ///     that also returns the token works; mark it `@discardableResult` to silence the unused result)
     ///     (nil: unauthorized responses are returned as they are).
     ///   - headerName: the header that carries the token.
     ///   - headerPrefix: written before the token (`"Bearer "`; `""` for API keys).

@@ -8,6 +8,7 @@ import Synchronization
 /// shared exchange runs in its own task, so cancelling the caller that started
 /// it does not fail the others (a cancelled caller still gets the shared result).
 public struct DeduplicationInterceptor: Interceptor {
+    /// `"dedup"`.
     public let name = "dedup"
     private let methods: Set<HTTPMethod>
     private let inFlight = InFlightTable()
