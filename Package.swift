@@ -5,12 +5,17 @@ let package = Package(
     name: "Fiber",
     products: [
         .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
+        .library(name: "Fiber", targets: ["Fiber"]),
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
         .library(name: "FiberLoad", targets: ["FiberLoad"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
@@ -32,17 +37,29 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime"]),
+        .target(
+            name: "Fiber",
+            dependencies: [
+                "FiberRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber"]),
         // The load generator behind `fiber bench`, for users' own harnesses.
         .target(name: "FiberLoad", dependencies: [
             "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         // The `fiber` command's subcommands, a library so that tests run them.
         .target(name: "FiberCommandLine", dependencies: [
-            "FiberRuntime", "FiberLoad", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "FiberRuntime", "Fiber", "FiberLoad", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "fiber", dependencies: [
-            "FiberRuntime", "FiberTesting", "FiberCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "FiberRuntime", "Fiber", "FiberTesting", "FiberLoad", "FiberCommandLine",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(
             name: "FiberRuntimeTests",
@@ -50,9 +67,22 @@ let package = Package(
         ),
         .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
-        .testTarget(name: "FiberCommandLineTests", dependencies: ["FiberCommandLine", "FiberRuntime", "FiberTesting"]),
-        .testTarget(name: "FiberLoadTests", dependencies: ["FiberLoad", "FiberRuntime", "FiberTesting"]),
         .testTarget(name: "FiberTLSTests", dependencies: ["FiberRuntime", "FiberTesting", "COpenSSL"]),
+        .testTarget(name: "FiberLoadTests", dependencies: ["FiberLoad", "FiberRuntime", "FiberTesting"]),
+        .testTarget(name: "FiberCommandLineTests", dependencies: ["FiberCommandLine", "FiberRuntime", "FiberTesting"]),
+        .testTarget(
+            name: "FiberTests",
+            dependencies: [
+                "Fiber", "FiberTesting", "FiberRuntime",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,6 +14,9 @@ let package = Package(
         .package(name: "Fiber", path: ".."),
         // The peer of the HTTP client benchmark (issue 3), used by `AHCBench` only.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // For the pipeline benchmark's key and logger (already in the graph through Fiber).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Counts allocations by interposing malloc & co., and pins threads. Only the benchmark
@@ -46,6 +49,18 @@ let package = Package(
             dependencies: [
                 "HTTPBenchKit",
                 .product(name: "FiberRuntime", package: "Fiber"),
+            ]
+        ),
+        // The cost of Fiber's interceptor pipeline (issue 5), driven by `Scripts/bench-pipeline`:
+        // `Fiber.send` with no interceptor or all seven built-ins, over the real transport.
+        .executableTarget(
+            name: "PipelineBench",
+            dependencies: [
+                "HTTPBenchKit",
+                .product(name: "Fiber", package: "Fiber"),
+                .product(name: "FiberRuntime", package: "Fiber"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

@@ -1,0 +1,67 @@
+import Crypto
+import Fiber
+import FiberRuntime
+import HTTPBenchKit
+import Logging
+import Synchronization
+
+// The cost of Fiber's interceptor pipeline (issue 5), run by `Scripts/bench-pipeline`:
+// the same keep-alive GETs through `Fiber.send` over the real transport, with no
+// interceptor (`--pipeline none`) or with all seven built-ins (`--pipeline seven`),
+// in the guide's recommended order. Each request has its own query (`?n=…`), so the
+// cache misses, stores and evicts on every request instead of answering from memory;
+// the other six do their full work on a 200: a token on every request, the retry
+// and rate-limit decisions, an encryption pass (no body to encrypt; nginx answers in
+// clear, so responses are not decrypted), four log lines built and handed to a
+// swift-log logger that drops them, and a swift-metrics report (no backend).
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var pipeline = "none"
+if let i = arguments.firstIndex(of: "--pipeline"), i + 1 < arguments.count {
+    pipeline = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+}
+guard pipeline == "none" || pipeline == "seven" else { HTTPBench.die("--pipeline takes none or seven") }
+let options = HTTPBenchOptions.parse(arguments)
+
+func sevenInterceptors() -> [any Interceptor] {
+    let dropping = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+    return [
+        AuthInterceptor(tokenProvider: { "bench-token" }),
+        RetryInterceptor(maxRetries: 3),
+        RateLimitInterceptor(maxRequests: 1_000_000_000, perInterval: 1, maxWait: 1),
+        CacheInterceptor(ttl: 300, maxEntries: 100),
+        EncryptionInterceptor(provider: AESGCMEncryptionProvider(key: SymmetricKey(size: .bits256)),
+                              encryptRequest: true, decryptResponse: false),
+        LoggingInterceptor(logger: SwiftLogFiberLogger(logger: dropping)),
+        MetricsInterceptor(collector: SwiftMetricsCollector()),
+    ]
+}
+
+let group = EventLoopGroup(loopCount: 1)
+var configuration = HTTPClient.Configuration()
+configuration.maxConnectionsPerHost = options.concurrency
+let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
+let fiber = Fiber(options.url) {
+    $0.transport = transport
+    $0.interceptors = pipeline == "seven" ? sevenInterceptors() : []
+}
+let counter = Atomic<Int>(0)
+let base = FiberRequest(url: options.url)
+
+let bench = HTTPBench(client: "fiber-\(pipeline)", options: options, executor: group.loops[0]) {
+    let n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+    let response = try await fiber.send(base.query("n", String(n)))
+    guard response.statusCode == 200 else { throw PipelineBenchError.status(response.statusCode) }
+    return response.data.count
+}
+await bench.run()
+
+await transport.shutdown()
+do {
+    try await group.shutdown()
+} catch {
+    print("warning: shutting down: \(error)")
+}
+
+enum PipelineBenchError: Error { case status(Int) }

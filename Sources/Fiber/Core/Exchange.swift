@@ -1,0 +1,83 @@
+import FiberRuntime
+import Foundation
+import Instrumentation
+
+/// The end of the pipeline: turns a `FiberRequest` into a `TransportRequest`
+/// (with trace headers), calls the transport, and maps what it throws.
+struct Exchange: Sendable {
+    let transport: any FiberTransport
+    let configuration: Fiber.Configuration
+
+    func send(_ request: FiberRequest) async throws -> FiberResponse {
+        let (sent, outgoing) = try prepare(request)
+        let start = ContinuousClock.now
+        do {
+            let (data, head) = try await transport.send(outgoing)
+            return response(data: data, head: head, request: sent, since: start)
+        } catch {
+            throw FiberError(transportFailure: error)
+        }
+    }
+
+    func stream(_ request: FiberRequest) async throws -> FiberResponse {
+        let (sent, outgoing) = try prepare(request)
+        let start = ContinuousClock.now
+        do {
+            let (body, head) = try await transport.stream(outgoing)
+            var response = response(data: Data(), head: head, request: sent, since: start)
+            response.stream = body
+            return response
+        } catch {
+            throw FiberError(transportFailure: error)
+        }
+    }
+
+    private func prepare(_ request: FiberRequest) throws(FiberError) -> (FiberRequest, TransportRequest) {
+        if let error = request.buildError { throw error }
+        let remaining = request.remainingTime
+        if let remaining, remaining <= .zero { throw .timeout }
+        var request = request
+        if configuration.propagatesTraceContext { request = withTraceHeaders(request) }
+        let outgoing = TransportRequest(url: request.url, httpMethod: request.httpMethod.rawValue, headers: request.headers,
+                                        httpBody: request.body, timeoutInterval: remaining?.seconds)
+        return (request, outgoing)
+    }
+
+    /// Lets the installed swift-distributed-tracing instrument inject its
+    /// headers, then adds Fiber's own `traceparent` if none is there yet.
+    private func withTraceHeaders(_ request: FiberRequest) -> FiberRequest {
+        var headers = request.headers
+        if let context = ServiceContext.current {
+            InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
+        }
+        if !headers.contains(name: TraceParent.headerName) {
+            headers.add(name: TraceParent.headerName,
+                        value: TraceParent.value(traceID: TraceContext.traceID, spanID: TraceParent.newSpanID()))
+        }
+        return FiberRequest(copying: request, headers: headers)
+    }
+
+    private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: ContinuousClock.Instant)
+        -> FiberResponse {
+        var response = FiberResponse(data: data, statusCode: head.statusCode, headers: head.headers, request: request,
+                                     duration: (ContinuousClock.now - start).seconds, traceID: TraceContext.traceID)
+        response.decoder = configuration.decoder
+        response.statusRule = configuration.validateStatus
+        return response
+    }
+}
+
+/// Writes swift-distributed-tracing's propagation fields into Fiber's headers.
+struct HTTPHeadersInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
+        headers.replaceOrAdd(name: key, value: value)
+    }
+}
+
+extension FiberRequest {
+    /// `request` with other headers, everything else kept.
+    init(copying request: FiberRequest, headers: HTTPHeaders) {
+        self = request
+        self.headers = headers
+    }
+}

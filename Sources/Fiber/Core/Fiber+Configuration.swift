@@ -1,0 +1,45 @@
+import FiberRuntime
+import Foundation
+
+extension Fiber {
+    /// Everything a client is made of, set in the builder:
+    ///
+    /// ```swift
+    /// let fiber = Fiber("https://api.example.com") {
+    ///     $0.interceptors = [auth, retry, logging]
+    ///     $0.defaultHeaders = ["Accept": "application/json"]
+    ///     $0.timeout = 30
+    ///     $0.validateStatus = { (200..<400).contains($0) }
+    /// }
+    /// ```
+    public struct Configuration: Sendable {
+        /// The pipeline, first outermost.
+        public var interceptors: [any Interceptor] = []
+        /// The transport (nil: `HTTPTransport.shared`, the runtime's HTTP/1.1 client on the shared loops).
+        public var transport: (any FiberTransport)?
+        /// Header fields added to every request that does not set them itself.
+        public var defaultHeaders: HTTPHeaders = [:]
+        /// Seconds a whole request may take, retries and waits included, unless
+        /// the request sets its own (nil: no limit but the transport's read timeout).
+        public var timeout: TimeInterval?
+        /// Decodes `FiberResponse.decode()` and `request(_:)` results.
+        public var decoder = JSONDecoder()
+        /// Encodes the `Encodable` bodies of `post`, `put` and `patch`.
+        public var encoder = JSONEncoder()
+        /// Receives the client's own lines: each request at `.debug`, each failure at `.error`.
+        public var logger: (any FiberLogger)?
+        /// When set, statuses it rejects make `send` throw `FiberError.httpError`,
+        /// and `FiberResponse.validateStatus()` uses it instead of 2xx.
+        public var validateStatus: (@Sendable (Int) -> Bool)?
+        /// Constants: trace ID generator, JSON content type, … (default: `FiberDefaults.shared` when the configuration is made).
+        public var defaults: FiberDefaults = .shared
+        /// Receives one finished `Span` per request, when set.
+        public var traceExporter: (any TraceExporter)?
+        /// Send a W3C `traceparent` header with every request (default on) unless
+        /// the request or the installed swift-distributed-tracing instrument sets one.
+        public var propagatesTraceContext = true
+
+        /// The defaults above.
+        public init() {}
+    }
+}

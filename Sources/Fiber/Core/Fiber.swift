@@ -1,0 +1,113 @@
+import FiberRuntime
+import Foundation
+
+/// An HTTP client: a base URL, a pipeline of interceptors and a transport.
+///
+/// ```swift
+/// let fiber = Fiber("https://api.example.com") {
+///     $0.interceptors = [auth, retry, logging, cache]
+/// }
+/// let users: [User] = try await fiber.get("/users", query: ["page": "1"]).decode()
+/// ```
+///
+/// A client is immutable and safe to share between tasks. Its pipeline is
+/// folded once, when it is made; a request runs it in the caller's task.
+public final class Fiber: Sendable {
+    /// The URL that paths are appended to.
+    public let baseURL: String
+    /// What the client was made with.
+    public let configuration: Configuration
+    let transport: any FiberTransport
+    private let pipeline: InterceptorNext
+    private let streamingPipeline: InterceptorNext
+
+    /// A client for `baseURL`, configured by `configure`.
+    public init(_ baseURL: String, configure: (inout Configuration) -> Void = { _ in }) {
+        var configuration = Configuration()
+        configure(&configuration)
+        self.baseURL = baseURL
+        self.configuration = configuration
+        let transport = configuration.transport ?? HTTPTransport.shared
+        self.transport = transport
+        let exchange = Exchange(transport: transport, configuration: configuration)
+        pipeline = InterceptorChain.build(configuration.interceptors) { try await exchange.send($0) }
+        streamingPipeline = InterceptorChain.build(configuration.interceptors) { try await exchange.stream($0) }
+    }
+
+    /// A client for `baseURL` with `interceptors` (first outermost) over `transport`
+    /// (nil: `HTTPTransport.shared`).
+    public convenience init(baseURL: URL, interceptors: [any Interceptor] = [], transport: (any FiberTransport)? = nil) {
+        self.init(baseURL.absoluteString) {
+            $0.interceptors = interceptors
+            $0.transport = transport
+        }
+    }
+
+    /// Sends `request` through the pipeline and returns the response, whatever its status
+    /// (unless the configuration's `validateStatus` rejects it).
+    ///
+    /// - Throws: `FiberError`: `.invalidURL` and `.encodingError` before
+    ///   anything is sent; `.networkError`, `.timeout`, `.cancelled` from the
+    ///   transport; `.httpError` when `validateStatus` is configured and rejects
+    ///   the status. Errors of interceptors pass through as they were thrown.
+    @discardableResult
+    public func send(_ request: FiberRequest) async throws -> FiberResponse {
+        try await perform(request, through: pipeline)
+    }
+
+    /// Sends `request` through the pipeline and returns as soon as the response
+    /// head is in; the body streams (`FiberStreamingResponse.body`).
+    ///
+    /// Interceptors see a response whose `data` is empty and `isStreamed` true:
+    /// the built-ins leave such bodies alone (Cache does not store them,
+    /// Encryption does not decrypt them, Logging does not log them).
+    ///
+    /// - Throws: as `send(_:)`, up to the response head.
+    public func stream(_ request: FiberRequest) async throws -> FiberStreamingResponse {
+        FiberStreamingResponse(try await perform(request, through: streamingPipeline))
+    }
+
+    private func perform(_ request: FiberRequest, through pipeline: InterceptorNext) async throws -> FiberResponse {
+        if let error = request.buildError { throw error }
+        var request = request
+        for field in configuration.defaultHeaders where !request.headers.contains(name: field.name) {
+            request = request.header(field.name, field.value)
+        }
+        if let seconds = request.timeout ?? configuration.timeout {
+            request.deadline = .now + .seconds(clamping: seconds)
+        }
+        let traceID = TraceContext.traceID.isEmpty ? configuration.defaults.traceIDGenerator() : TraceContext.traceID
+        let prepared = request
+        return try await TraceContext.$traceID.withValue(traceID) {
+            try await self.traced(prepared) {
+                if let executor = self.transport.executorPreference() {
+                    try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
+                } else {
+                    try await self.run(prepared, through: pipeline)
+                }
+            }
+        }
+    }
+
+    private func run(_ request: FiberRequest, through pipeline: InterceptorNext) async throws -> FiberResponse {
+        let logger = configuration.logger
+        logger?.log(.debug, "→ \(request.httpMethod) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
+        var response: FiberResponse
+        do {
+            response = try await pipeline(request)
+        } catch {
+            logger?.log(.error, "✗ \(request.httpMethod) \(request.url.absoluteString): \(error)",
+                        metadata: ["trace": TraceContext.traceID])
+            throw FiberError.surfacing(error)
+        }
+        response.decoder = configuration.decoder
+        response.statusRule = configuration.validateStatus
+        if let rule = configuration.validateStatus, !rule(response.statusCode) {
+            logger?.log(.error, "✗ \(response.statusCode) \(request.url.absoluteString): status rejected",
+                        metadata: ["trace": TraceContext.traceID])
+            throw FiberError.httpError(statusCode: response.statusCode, data: response.data, response: response)
+        }
+        logger?.log(.debug, "← \(response.statusCode) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
+        return response
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// A response body that arrives in chunks, as an `AsyncSequence` of `Data`.
+/// Read it once, to its end or not at all (dropping it closes the connection).
+public struct FiberBodyStream: AsyncSequence, Sendable {
+    /// A chunk of the body, as it arrived.
+    public typealias Element = Data
+    private let make: @Sendable () -> AsyncIterator
+
+    /// A stream over any sequence of byte chunks.
+    public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == [UInt8] {
+        make = { AsyncIterator(chunks.makeAsyncIterator()) { Data($0) } }
+    }
+
+    /// A stream over any sequence of `Data` chunks.
+    public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == Data {
+        make = { AsyncIterator(chunks.makeAsyncIterator()) { $0 } }
+    }
+
+    /// A stream of one chunk (none if `data` is empty).
+    public init(data: Data) {
+        self.init(SingleChunk(data: data))
+    }
+
+    /// An iterator over the chunks (make one, once).
+    public func makeAsyncIterator() -> AsyncIterator { make() }
+
+    /// Reads the whole rest of the body.
+    ///
+    /// - Throws: `FiberError.networkError` past `maxBytes` or when the
+    ///   connection fails mid-body (`.cancelled`, `.timeout` as mapped).
+    public func collect(maxBytes: Int = 100 * 1024 * 1024) async throws(FiberError) -> Data {
+        var all = Data()
+        do {
+            for try await chunk in self {
+                all.append(chunk)
+                if all.count > maxBytes { throw FiberError.networkError(underlying: BodyTooLarge(limit: maxBytes)) }
+            }
+        } catch {
+            throw FiberError(transportFailure: error)
+        }
+        return all
+    }
+
+    /// Reads the next chunk; nil at the end of the body.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private var nextChunk: () async throws -> Data?
+
+        init<I: AsyncIteratorProtocol>(_ base: I, convert: @escaping (I.Element) -> Data) {
+            var iterator = base
+            nextChunk = { try await iterator.next().map(convert) }
+        }
+
+        /// - Throws: the transport's failure mid-body.
+        public mutating func next() async throws -> Data? { try await nextChunk() }
+    }
+
+    private struct SingleChunk: AsyncSequence, Sendable {
+        let data: Data
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(data: data.isEmpty ? nil : data) }
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var data: Data?
+            mutating func next() async -> Data? {
+                defer { data = nil }
+                return data
+            }
+        }
+    }
+}
+
+/// A streamed body grew past the limit given to `collect(maxBytes:)`.
+public struct BodyTooLarge: Error, Sendable, CustomStringConvertible {
+    /// The limit, in bytes.
+    public let limit: Int
+    /// Says the limit.
+    public var description: String { "response body larger than \(limit) bytes" }
+}

@@ -1,0 +1,185 @@
+import FiberRuntime
+import Foundation
+
+/// An HTTP request as an immutable value: every combinator (`method`,
+/// `header`, `query`, `jsonBody`, `body`, `timeout`, `meta`) returns a changed
+/// copy and leaves the original as it was.
+///
+/// ```swift
+/// let request = FiberRequest(url: "https://api.example.com/search")
+///     .method(.post)
+///     .header("Authorization", "Bearer tok")
+///     .query("q", "swift")
+///     .jsonBody(SearchParams(filter: "active"))
+///     .timeout(30)
+/// ```
+public struct FiberRequest: Sendable {
+    /// The URL, query included.
+    public internal(set) var url: URL
+    /// The method (`GET` unless set).
+    public internal(set) var httpMethod: HTTPMethod
+    /// The header fields (ordered, case-insensitive names).
+    public internal(set) var headers: HTTPHeaders
+    /// The body, if any.
+    public internal(set) var body: Data?
+    /// The longest the whole request may take, in seconds (nil: the client's timeout, if any).
+    public internal(set) var timeout: TimeInterval?
+    /// Free-form values for interceptors (`.meta("cache", "skip")`); never sent.
+    public internal(set) var metadata: [String: String]
+    /// When the request must be done by: set by `Fiber.send` from the timeout when it starts,
+    /// read by interceptors that wait (Retry, RateLimit) and by the transport.
+    public internal(set) var deadline: ContinuousClock.Instant?
+
+    /// A failure found while building (bad URL, body that did not encode), thrown by `send`.
+    var buildError: FiberError?
+
+    /// A `GET` request to `url`. A string that is not an absolute URL makes
+    /// `Fiber.send` throw `FiberError.invalidURL` with it.
+    public init(url: String) {
+        if let parsed = URL(string: url), Self.isAbsolute(parsed) {
+            self.init(url: parsed)
+        } else {
+            self.init(url: URL(string: "invalid:") ?? URL(fileURLWithPath: "/"))
+            buildError = .invalidURL(url)
+        }
+    }
+
+    /// A request to `url`.
+    public init(url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil) {
+        self.url = url
+        self.httpMethod = method
+        self.headers = headers
+        self.body = body
+        self.timeout = nil
+        self.metadata = [:]
+        if !Self.isAbsolute(url) { buildError = .invalidURL(url.absoluteString) }
+    }
+
+    static func isAbsolute(_ url: URL) -> Bool {
+        guard let scheme = url.scheme, !scheme.isEmpty, let host = url.host, !host.isEmpty else { return false }
+        return true
+    }
+
+    /// The remaining time before `deadline`, if there is one (zero once past).
+    public var remainingTime: Duration? {
+        deadline.map { max(.zero, $0 - ContinuousClock.now) }
+    }
+}
+
+extension FiberRequest {
+    /// The same request with another method.
+    public func method(_ method: HTTPMethod) -> FiberRequest {
+        var copy = self
+        copy.httpMethod = method
+        return copy
+    }
+
+    /// The same request with the header `name` set to `value` (replacing any field of that name, in any case).
+    public func header(_ name: String, _ value: String) -> FiberRequest {
+        var copy = self
+        copy.headers.replaceOrAdd(name: name, value: value)
+        return copy
+    }
+
+    /// The same request with each of `headers` set as `header(_:_:)` does.
+    public func headers(_ headers: [String: String]) -> FiberRequest {
+        var copy = self
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { copy.headers.replaceOrAdd(name: name, value: value) }
+        return copy
+    }
+
+    /// The same request without the header `name` (any case).
+    public func removingHeader(_ name: String) -> FiberRequest {
+        var copy = self
+        copy.headers.remove(name: name)
+        return copy
+    }
+
+    /// The same request with `name=value` appended to the query (both percent-encoded).
+    public func query(_ name: String, _ value: String) -> FiberRequest {
+        query([URLQueryItem(name: name, value: value)])
+    }
+
+    /// The same request with `items` appended to the query, in order (percent-encoded).
+    public func query(_ items: [URLQueryItem]) -> FiberRequest {
+        guard !items.isEmpty, buildError == nil,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return self }
+        var query = components.percentEncodedQuery ?? ""
+        for item in items {
+            if !query.isEmpty { query += "&" }
+            query += QueryEncoding.encode(item.name)
+            if let value = item.value { query += "=" + QueryEncoding.encode(value) }
+        }
+        components.percentEncodedQuery = query
+        var copy = self
+        if let url = components.url { copy.url = url }
+        return copy
+    }
+
+    /// The same request with `value` encoded as its JSON body and `Content-Type`
+    /// set to `defaults.jsonContentType`. An encoding failure is thrown by
+    /// `Fiber.send` as `FiberError.encodingError`.
+    public func jsonBody<T: Encodable>(_ value: T, encoder: JSONEncoder = JSONEncoder(),
+                                       defaults: FiberDefaults = .shared) -> FiberRequest {
+        do {
+            return body(try encoder.encode(value), contentType: defaults.jsonContentType)
+        } catch {
+            var copy = self
+            copy.buildError = copy.buildError ?? .encodingError(underlying: error)
+            return copy
+        }
+    }
+
+    /// The same request with `data` as its body, and `Content-Type` set when given.
+    public func body(_ data: Data, contentType: String? = nil) -> FiberRequest {
+        var copy = self
+        copy.body = data
+        if let contentType { copy.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
+        return copy
+    }
+
+    /// The same request with `text` as its UTF-8 body, and `Content-Type` set when given.
+    public func body(_ text: String, contentType: String? = "text/plain; charset=utf-8") -> FiberRequest {
+        body(Data(text.utf8), contentType: contentType)
+    }
+
+    /// The same request without a body.
+    public func removingBody() -> FiberRequest {
+        var copy = self
+        copy.body = nil
+        return copy
+    }
+
+    /// The same request with a timeout, in seconds, for the whole request (retries included).
+    public func timeout(_ seconds: TimeInterval) -> FiberRequest {
+        var copy = self
+        copy.timeout = seconds
+        return copy
+    }
+
+    /// The same request with the metadata `key` set to `value`, for interceptors.
+    public func meta(_ key: String, _ value: String) -> FiberRequest {
+        var copy = self
+        copy.metadata[key] = value
+        return copy
+    }
+
+    /// The same request with another URL (used by interceptors that rewrite where a request goes).
+    public func url(_ url: URL) -> FiberRequest {
+        var copy = self
+        copy.url = url
+        if copy.buildError.map({ if case .invalidURL = $0 { true } else { false } }) == true { copy.buildError = nil }
+        return copy
+    }
+}
+
+/// Percent-encoding of query names and values: everything but RFC 3986's
+/// unreserved characters, so `+`, `&` and `=` inside a value survive.
+enum QueryEncoding {
+    private static let unreserved = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func encode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}

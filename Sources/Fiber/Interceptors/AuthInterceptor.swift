@@ -1,0 +1,108 @@
+import Synchronization
+
+/// Puts a token on every request and, when a response says the token is no
+/// longer good (401 by default), refreshes it once and replays the request.
+///
+/// Concurrent requests that get a 401 share one refresh: the first starts it,
+/// the others wait for it, and a request that used a token older than the
+/// last refresh is replayed with the new token without refreshing again.
+///
+/// ```swift
+/// let auth = AuthInterceptor(
+///     tokenProvider: { await tokenStore.accessToken },
+///     tokenRefresher: { try await tokenStore.refresh() }
+/// )
+/// ```
+public struct AuthInterceptor: Interceptor {
+    public let name = "auth"
+    private let tokenProvider: @Sendable () async -> String?
+    private let tokenRefresher: (@Sendable () async throws -> Void)?
+    private let headerName: String
+    private let headerPrefix: String
+    private let isUnauthorized: @Sendable (FiberResponse) -> Bool
+    private let refreshes: RefreshGate
+
+    /// - Parameters:
+    ///   - tokenProvider: the current token (nil: send the request without one).
+    ///   - tokenRefresher: gets a new token so that `tokenProvider` returns it (a `refresh()`
+    ///     that also returns the token works; mark it `@discardableResult` to silence the unused result)
+    ///     (nil: unauthorized responses are returned as they are).
+    ///   - headerName: the header that carries the token.
+    ///   - headerPrefix: written before the token (`"Bearer "`; `""` for API keys).
+    ///   - isUnauthorized: which responses mean the token must be refreshed.
+    public init(
+        tokenProvider: @escaping @Sendable () async -> String?,
+        tokenRefresher: (@Sendable () async throws -> Void)? = nil,
+        headerName: String = "Authorization",
+        headerPrefix: String = "Bearer ",
+        isUnauthorized: @escaping @Sendable (FiberResponse) -> Bool = { $0.statusCode == 401 }
+    ) {
+        self.tokenProvider = tokenProvider
+        self.tokenRefresher = tokenRefresher
+        self.headerName = headerName
+        self.headerPrefix = headerPrefix
+        self.isUnauthorized = isUnauthorized
+        self.refreshes = RefreshGate()
+    }
+
+    /// How many refreshes have completed (for monitoring and tests).
+    public var refreshCount: Int { refreshes.generation }
+
+    /// - Throws: what `next` throws; `FiberError.interceptor(name: "auth", …)`
+    ///   with the refresher's error when the refresh fails.
+    public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        let generation = refreshes.generation
+        let response = try await next(await authorized(request))
+        guard let tokenRefresher, isUnauthorized(response) else { return response }
+        do {
+            try await refreshes.refresh(after: generation, using: tokenRefresher)
+        } catch {
+            throw FiberError.interceptor(name: name, underlying: error)
+        }
+        return try await next(await authorized(request))
+    }
+
+    private func authorized(_ request: FiberRequest) async -> FiberRequest {
+        guard let token = await tokenProvider() else { return request }
+        return request.header(headerName, headerPrefix + token)
+    }
+}
+
+/// One refresh at a time, shared by every request that needs it.
+///
+/// `generation` counts completed refreshes. A request remembers the generation
+/// its token came from; on a 401 it refreshes only if no refresh completed
+/// since, and joins the one in flight if there is one.
+final class RefreshGate: Sendable {
+    private struct State {
+        var generation = 0
+        var inFlight: Task<Void, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// Returns once a refresh newer than `generation` has completed.
+    /// - Throws: the refresher's error (every waiter of that refresh gets it).
+    func refresh(after generation: Int, using refresher: @escaping @Sendable () async throws -> Void) async throws {
+        let task: Task<Void, any Error>? = state.withLock { state in
+            if state.generation > generation { return nil }
+            if let running = state.inFlight { return running }
+            // An unstructured task: cancelling the request that started the
+            // refresh must not fail the others waiting for it.
+            let task = Task<Void, any Error> { [self] in
+                do {
+                    try await refresher()
+                    self.state.withLock { $0.generation += 1; $0.inFlight = nil }
+                } catch {
+                    self.state.withLock { $0.inFlight = nil }
+                    throw error
+                }
+            }
+            state.inFlight = task
+            return task
+        }
+        try await task?.value
+    }
+}

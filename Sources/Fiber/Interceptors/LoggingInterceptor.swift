@@ -1,0 +1,81 @@
+import Foundation
+import FiberRuntime
+
+/// Logs every request and response (or failure) with its trace ID:
+///
+/// ```
+/// [HTTP] [→ GET /users] trace=A1B2C3D4
+/// [HTTP] [← 200 OK] 42ms trace=A1B2C3D4
+/// ```
+///
+/// Request and response lines are `.info` (`.warning` for 4xx, `.error` for
+/// 5xx and failures). Header fields are logged at `.debug` with
+/// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
+/// redacted; with `logBody`, bodies too, cut at
+/// `FiberDefaults.logBodyTruncationLimit` characters. Streamed bodies are not
+/// read. Lines the logger would drop are never built.
+public struct LoggingInterceptor: Interceptor {
+    /// `"logging"`.
+    public let name = "logging"
+    private let logger: any FiberLogger
+    private let logBody: Bool
+    private let prefix: String
+    private let bodyLimit: Int
+
+    /// Logs to `logger`; bodies only when `logBody`.
+    public init(logger: any FiberLogger = SwiftLogFiberLogger(subsystem: "fiber"), logBody: Bool = false,
+                defaults: FiberDefaults = .shared) {
+        self.logger = logger
+        self.logBody = logBody
+        self.prefix = "[\(defaults.loggingSystemName)]"
+        self.bodyLimit = defaults.logBodyTruncationLimit
+    }
+
+    /// - Throws: what `next` throws (logged at `.error` first).
+    public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        let trace = TraceContext.traceID
+        let line = Line(logger: logger, prefix: prefix, trace: trace)
+        line.emit(.info) { "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
+        line.details(headers: request.headers, body: logBody ? request.body : nil, limit: bodyLimit)
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request)
+            let level: FiberLogLevel = response.isServerError ? .error : response.isClientError ? .warning : .info
+            line.emit(level) {
+                let reason = HTTPStatusText.phrase(for: response.statusCode)
+                let status = reason.isEmpty ? "\(response.statusCode)" : "\(response.statusCode) \(reason)"
+                return "[← \(status)] \(Self.milliseconds(since: start))ms trace=\(trace)"
+            }
+            let body = logBody && !response.isStreamed ? response.data : nil
+            line.details(headers: response.headers, body: body, limit: bodyLimit)
+            return response
+        } catch {
+            line.emit(.error) { "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
+            throw error
+        }
+    }
+
+    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        Int(((ContinuousClock.now - start).seconds * 1000).rounded())
+    }
+
+    /// Writes lines with the prefix and the trace's metadata, building them only when they will be kept.
+    private struct Line {
+        let logger: any FiberLogger
+        let prefix: String
+        let trace: String
+
+        func emit(_ level: FiberLogLevel, _ message: () -> String) {
+            guard logger.isLogging(level) else { return }
+            var metadata = TraceContext.metadata
+            metadata["trace"] = trace
+            logger.log(level, "\(prefix) \(message())", metadata: metadata)
+        }
+
+        func details(headers: HTTPHeaders, body: Data?, limit: Int) {
+            guard logger.isLogging(.debug) else { return }
+            for field in LogRedaction.headers(headers) { emit(.debug) { "  \(field)" } }
+            if let body, !body.isEmpty { emit(.debug) { "  Body: \(LogRedaction.body(body, limit: limit))" } }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// The client-side rate limit was reached and a slot did not come in time.
+public enum RateLimitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// More than `limit` requests per `interval` seconds were asked for, and
+    /// the wait for the next slot exceeded `maxWait` (or the request's deadline).
+    case exceeded(limit: Int, interval: Double)
+
+    /// Says the limit.
+    public var description: String {
+        switch self {
+        case .exceeded(let limit, let interval): "rate limit of \(limit) requests per \(interval)s exceeded"
+        }
+    }
+}
+
+/// A client-side token bucket: at most `maxRequests` per `perInterval`
+/// seconds, with bursts up to `maxRequests`. A request that finds no slot
+/// waits for the next one, in arrival order, up to `maxWait` seconds (and
+/// never past its deadline); beyond that it fails with `RateLimitError.exceeded`.
+///
+/// The limiter wakes a waiting request within `FiberDefaults.rateLimitSleepIncrement`
+/// of its slot (the sleep's tolerance), so timers can be coalesced.
+public struct RateLimitInterceptor: Interceptor {
+    /// `"rateLimit"`.
+    public let name = "rateLimit"
+    private let limiter: RateLimiter
+    private let maxWait: Double
+    private let tolerance: Duration
+
+    /// - Parameters:
+    ///   - maxRequests: requests per interval (and the largest burst).
+    ///   - perInterval: the interval, in seconds.
+    ///   - maxWait: the longest a request waits for a slot, in seconds.
+    ///   - clock: time and sleep (tests pass a virtual one).
+    public init(maxRequests: Int, perInterval: Double, maxWait: Double = 30, defaults: FiberDefaults = .shared,
+                clock: FiberClock = .continuous) {
+        self.limiter = RateLimiter(
+            bucket: TokenBucket(capacity: maxRequests, interval: .seconds(clamping: perInterval), now: clock.now()),
+            clock: clock)
+        self.maxWait = maxWait
+        self.tolerance = .seconds(clamping: defaults.rateLimitSleepIncrement)
+    }
+
+    /// - Throws: `RateLimitError.exceeded` when no slot comes within `maxWait`
+    ///   or the deadline; `CancellationError` when cancelled while waiting; what `next` throws.
+    public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        var allowed = Duration.seconds(clamping: maxWait)
+        if let remaining = request.remainingTime { allowed = min(allowed, remaining) }
+        try await limiter.acquire(maxWait: allowed, tolerance: tolerance)
+        return try await next(request)
+    }
+}
+
+/// The actor around the bucket; it only performs the bucket's decisions.
+actor RateLimiter {
+    private var bucket: TokenBucket
+    private let clock: FiberClock
+
+    init(bucket: TokenBucket, clock: FiberClock) {
+        self.bucket = bucket
+        self.clock = clock
+    }
+
+    func acquire(maxWait: Duration, tolerance: Duration) async throws {
+        switch bucket.take(now: clock.now(), maxWait: maxWait) {
+        case .proceed:
+            return
+        case .exceeded:
+            throw RateLimitError.exceeded(limit: bucket.capacity, interval: bucket.interval.seconds)
+        case .wait(let wait):
+            do {
+                try await clock.sleep(wait, tolerance)
+            } catch {
+                bucket.giveBack(now: clock.now())
+                throw error
+            }
+        }
+    }
+}

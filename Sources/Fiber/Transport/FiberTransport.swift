@@ -1,0 +1,94 @@
+import FiberRuntime
+import Foundation
+
+/// What carries a request to a server and its response back: the seam between
+/// Fiber's pipeline and the network. The default is `HTTPTransport` (the
+/// runtime's HTTP/1.1 client); tests use `MockTransport` from FiberTesting;
+/// anything else can be plugged in.
+///
+/// ```swift
+/// struct MyCustomTransport: FiberTransport {
+///     func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) { … }
+/// }
+/// ```
+///
+/// What a transport throws reaches interceptors and callers as a `FiberError`
+/// (see `FiberError.init(transportFailure:)`).
+public protocol FiberTransport: Sendable {
+    /// Sends `request` and returns the whole body and the response head.
+    func send(_ request: TransportRequest) async throws -> (Data, TransportResponse)
+
+    /// Sends `request` and returns once the head is in, the body streaming.
+    /// The default sends with `send(_:)` and streams the body as one chunk.
+    func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse)
+
+    /// The executor a request's pipeline should run on, so that the transport
+    /// is reached without a thread hop (default: none, the caller's).
+    func executorPreference() -> (any TaskExecutor)?
+}
+
+extension FiberTransport {
+    /// Sends with `send(_:)` and streams the whole body as one chunk.
+    /// - Throws: what `send(_:)` throws.
+    public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
+        let (data, response) = try await send(request)
+        return (FiberBodyStream(data: data), response)
+    }
+
+    /// None: the pipeline runs on the caller's executor.
+    public func executorPreference() -> (any TaskExecutor)? { nil }
+}
+
+/// A request as a transport sees it: shaped like Foundation's `URLRequest`, so
+/// code written against that reads the same (`url?.path`, `httpMethod`,
+/// `value(forHTTPHeaderField:)`), without FoundationNetworking.
+public struct TransportRequest: Sendable {
+    /// Where the request goes.
+    public var url: URL?
+    /// The method, such as `GET`.
+    public var httpMethod: String?
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body, if any.
+    public var httpBody: Data?
+    /// Seconds left before the request's deadline, if it has one.
+    public var timeoutInterval: TimeInterval?
+
+    /// A request from its parts.
+    public init(url: URL?, httpMethod: String? = "GET", headers: HTTPHeaders = [:], httpBody: Data? = nil,
+                timeoutInterval: TimeInterval? = nil) {
+        self.url = url
+        self.httpMethod = httpMethod
+        self.headers = headers
+        self.httpBody = httpBody
+        self.timeoutInterval = timeoutInterval
+    }
+
+    /// The first value of the header `field`, in any case.
+    public func value(forHTTPHeaderField field: String) -> String? { headers.first(name: field) }
+
+    /// The header fields as a dictionary (the last value of a repeated name wins).
+    public var allHTTPHeaderFields: [String: String]? {
+        Dictionary(headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+}
+
+/// A response head as a transport returns it, shaped like `HTTPURLResponse`.
+public struct TransportResponse: Sendable {
+    /// The status code.
+    public var statusCode: Int
+    /// The header fields as received.
+    public var headers: HTTPHeaders
+    /// The URL that answered (after redirects), if known.
+    public var url: URL?
+
+    /// A response head from its parts.
+    public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.url = url
+    }
+
+    /// The first value of the header `field`, in any case.
+    public func value(forHTTPHeaderField field: String) -> String? { headers.first(name: field) }
+}

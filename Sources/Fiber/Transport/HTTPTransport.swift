@@ -1,0 +1,59 @@
+import FiberRuntime
+import Foundation
+
+/// The default transport: the runtime's HTTP/1.1 client (keep-alive pools per
+/// event loop, redirects, decompression, deadlines).
+///
+/// Each request's pipeline runs with the event loop that will carry it as its
+/// task-executor preference (`executorPreference()`), so interceptors, the
+/// pool and the socket share one thread and the request costs no hop.
+public struct HTTPTransport: FiberTransport {
+    /// The client underneath.
+    public let client: HTTPClient
+    private let group: EventLoopGroup
+
+    /// The transport every `Fiber` uses unless told otherwise: one client on `EventLoopGroup.shared`.
+    public static let shared = HTTPTransport(eventLoopGroup: .shared)
+
+    /// A transport with its own client on `eventLoopGroup`.
+    public init(eventLoopGroup: EventLoopGroup = .shared, configuration: HTTPClient.Configuration = .init()) {
+        self.group = eventLoopGroup
+        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+    }
+
+    /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.
+    public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
+        let response = try await client.execute(try clientRequest(request), options: options(request))
+        return (Data(response.body), head(response.status, response.headers, response.url))
+    }
+
+    /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
+    public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
+        let response = try await client.stream(try clientRequest(request), options: options(request))
+        return (FiberBodyStream(response.body), head(response.status, response.headers, response.url))
+    }
+
+    /// The loop that will carry the request: the caller's if it runs on one of the group's, else the next in turn.
+    public func executorPreference() -> (any TaskExecutor)? { group.next() }
+
+    /// Closes the client's idle connections (the shared transport lives as long as the process).
+    public func shutdown() async { await client.shutdown() }
+
+    private func clientRequest(_ request: TransportRequest) throws -> HTTPClientRequest {
+        guard let url = request.url else { throw FiberError.invalidURL("") }
+        let body = request.httpBody.map { HTTPRequestBody.bytes(Array($0)) }
+        return try HTTPClientRequest(url: url.absoluteString, method: request.httpMethod ?? "GET",
+                                     headers: request.headers, body: body)
+    }
+
+    private func options(_ request: TransportRequest) -> HTTPClient.RequestOptions {
+        var options = HTTPClient.RequestOptions()
+        // Fiber fails a request whose deadline has passed before it gets here.
+        if let seconds = request.timeoutInterval { options.timeout = max(.seconds(clamping: seconds), .milliseconds(1)) }
+        return options
+    }
+
+    private func head(_ status: Int, _ headers: HTTPHeaders, _ url: String) -> TransportResponse {
+        TransportResponse(statusCode: status, headers: headers, url: URL(string: url))
+    }
+}

@@ -1,0 +1,114 @@
+import Fiber
+import FiberTesting
+import Foundation
+import Synchronization
+import Testing
+
+actor TokenStore {
+    private(set) var accessToken = "t0"
+    private(set) var refreshes = 0
+    var failRefresh = false
+
+    @discardableResult
+    func refresh() async throws -> String {
+        struct RefreshFailed: Error {}
+        if failRefresh { throw RefreshFailed() }
+        refreshes += 1
+        accessToken = "t\(refreshes)"
+        return accessToken
+    }
+
+    func setFailing() { failRefresh = true }
+}
+
+
+@Suite struct AuthInterceptorTests {
+    @Test func injectsToken() async throws {
+        // The README's "Testing Interceptors" example.
+        let url = apiURL
+        let auth = AuthInterceptor(tokenProvider: { "my-token" })
+        let mock = MockTransport()
+        mock.stubAll(.ok())
+
+        let fiber = Fiber(baseURL: url, interceptors: [auth], transport: mock)
+        _ = try await fiber.get("/secure")
+
+        let header = mock.lastRequest?.value(forHTTPHeaderField: "Authorization")
+        #expect(header == "Bearer my-token")
+    }
+
+    @Test func apiKeyHeaderWithoutPrefixAndNoTokenNoHeader() async throws {
+        let (fiber, mock) = mockFiber([AuthInterceptor(tokenProvider: { "k" }, headerName: "X-API-Key", headerPrefix: "")])
+        mock.stubAll(.ok())
+        try await fiber.get("/")
+        #expect(mock.lastRequest?.value(forHTTPHeaderField: "X-API-Key") == "k")
+        #expect(mock.lastRequest?.value(forHTTPHeaderField: "Authorization") == nil)
+
+        let (anonymous, mock2) = mockFiber([AuthInterceptor(tokenProvider: { nil })])
+        mock2.stubAll(.ok())
+        try await anonymous.get("/")
+        #expect(mock2.lastRequest?.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test func refreshesOnceOn401AndReplays() async throws {
+        let store = TokenStore()
+        let auth = AuthInterceptor(tokenProvider: { await store.accessToken }, tokenRefresher: { try await store.refresh() })
+        let (fiber, mock) = mockFiber([auth])
+        mock.stub { $0.value(forHTTPHeaderField: "Authorization") == "Bearer t1" ? .ok(body: "ok") : .unauthorized() }
+        let response = try await fiber.get("/me")
+        #expect(response.text == "ok")
+        #expect(await store.refreshes == 1)
+        #expect(mock.requests.compactMap { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer t0", "Bearer t1"])
+    }
+
+    @Test func stillUnauthorizedAfterRefreshReturnsTheResponse() async throws {
+        let store = TokenStore()
+        let auth = AuthInterceptor(tokenProvider: { await store.accessToken }, tokenRefresher: { try await store.refresh() })
+        let (fiber, mock) = mockFiber([auth])
+        mock.stubAll(.unauthorized())
+        let response = try await fiber.get("/me")
+        #expect(response.statusCode == 401)
+        #expect(mock.requests.count == 2)  // one replay, no loop
+    }
+
+    @Test func refreshFailureIsAnInterceptorError() async throws {
+        let store = TokenStore()
+        await store.setFailing()
+        let auth = AuthInterceptor(tokenProvider: { await store.accessToken }, tokenRefresher: { try await store.refresh() })
+        let (fiber, mock) = mockFiber([auth])
+        mock.stubAll(.unauthorized())
+        await expectFiberError({ if case .interceptor("auth", _) = $0 { true } else { false } }) {
+            try await fiber.get("/me")
+        }
+        #expect(mock.requests.count == 1)
+    }
+
+    @Test func customUnauthorizedRule() async throws {
+        let store = TokenStore()
+        let auth = AuthInterceptor(tokenProvider: { await store.accessToken }, tokenRefresher: { try await store.refresh() },
+                                   isUnauthorized: { $0.statusCode == 419 })
+        let (fiber, mock) = mockFiber([auth])
+        mock.stub { $0.value(forHTTPHeaderField: "Authorization") == "Bearer t0" ? .status(419) : .ok() }
+        #expect(try await fiber.get("/").statusCode == 200)
+        #expect(await store.refreshes == 1)
+    }
+
+    /// 1,000 concurrent requests all get a 401 with the old token: one refresh, every request replayed once.
+    @Test func concurrentUnauthorizedShareOneRefresh() async throws {
+        let store = TokenStore()
+        let refreshCalls = Counter()
+        let auth = AuthInterceptor(
+            tokenProvider: { await store.accessToken },
+            tokenRefresher: { refreshCalls.increment(); _ = try await store.refresh() })
+        let (fiber, mock) = mockFiber([auth])
+        mock.stub { $0.value(forHTTPHeaderField: "Authorization") == "Bearer t1" ? .ok(body: "ok") : .unauthorized() }
+        let oks = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<1000 { group.addTask { try await fiber.get("/me").isSuccess } }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(oks == 1000)
+        #expect(refreshCalls.count == 1)
+        #expect(auth.refreshCount == 1)
+        #expect(mock.requests.count <= 2000)
+    }
+}

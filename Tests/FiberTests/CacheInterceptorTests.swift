@@ -1,0 +1,132 @@
+@testable import Fiber
+import FiberTesting
+import Foundation
+import Testing
+
+@Suite struct ResponseCacheTests {
+    @Test func expiresAfterTTL() {
+        var cache = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 3)
+        cache.store(1, for: "a", now: .zero)
+        #expect(cache.value(for: "a", now: .seconds(9)) == 1)
+        #expect(cache.value(for: "a", now: .seconds(10)) == nil)
+        #expect(cache.count == 0)
+    }
+
+    @Test func evictsLeastRecentlyUsed() {
+        var cache = ResponseCache<Int>(ttl: .seconds(100), maxEntries: 2)
+        cache.store(1, for: "a", now: .zero)
+        cache.store(2, for: "b", now: .zero)
+        _ = cache.value(for: "a", now: .seconds(1))  // b is now least recently used
+        #expect(cache.store(3, for: "c", now: .seconds(2)) == "b")
+        #expect(cache.value(for: "a", now: .seconds(3)) == 1)
+        #expect(cache.value(for: "b", now: .seconds(3)) == nil)
+        #expect(cache.value(for: "c", now: .seconds(3)) == 3)
+    }
+
+    @Test func evictsExpiredBeforeRecent() {
+        var cache = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 2)
+        cache.store(1, for: "old", now: .zero)
+        cache.store(2, for: "new", now: .seconds(5))
+        _ = cache.value(for: "old", now: .seconds(6))
+        #expect(cache.store(3, for: "newest", now: .seconds(11)) == "old")
+    }
+
+    @Test func zeroCapacityOrTTLStoresNothing() {
+        var none = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 0)
+        none.store(1, for: "a", now: .zero)
+        var instant = ResponseCache<Int>(ttl: .zero, maxEntries: 5)
+        instant.store(1, for: "a", now: .zero)
+        #expect(none.count == 0 && instant.count == 0)
+    }
+}
+
+@Suite struct CacheInterceptorTests {
+    @Test func servesHitsWithoutTheNetworkUntilTTL() async throws {
+        let clock = TestClock()
+        let cache = CacheInterceptor(ttl: 300, maxEntries: 100, clock: clock.fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        let calls = Counter()
+        mock.stub { _ in .ok(body: "v\(calls.increment())") }
+        let first = try await fiber.get("/config")
+        let second = try await fiber.get("/config")
+        #expect(first.text == "v1" && second.text == "v1")
+        #expect(second.traceID != first.traceID)  // a hit belongs to the request that asked
+        #expect(mock.requests.count == 1)
+        clock.advance(by: .seconds(301))
+        #expect(try await fiber.get("/config").text == "v2")
+        #expect(await cache.count == 1)
+    }
+
+    @Test func evictAndClear() async throws {
+        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stubAll(.ok())
+        try await fiber.get("/config")
+        try await fiber.get("/users", query: ["page": "1"])
+        #expect(await cache.count == 2)
+        await cache.evict(url: "/config")
+        #expect(await cache.count == 1)
+        await cache.evict(url: "/users?page=1")
+        #expect(await cache.count == 0)
+        try await fiber.get("/config")
+        await cache.evict(url: "https://api.example.com/config")
+        #expect(await cache.count == 0)
+        try await fiber.get("/a")
+        try await fiber.get("/b")
+        await cache.clear()
+        #expect(await cache.count == 0)
+        #expect(mock.requests.count == 5)
+    }
+
+    @Test func onlyCacheableMethodsAndSuccesses() async throws {
+        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stub { $0.url?.path == "/missing" ? .notFound() : nil }
+        mock.stub { $0.url?.path == "/private" ? StubResponse.ok().header("Cache-Control", "private, no-store") : nil }
+        mock.stubDefault { _ in .ok() }
+        for _ in 0..<2 {
+            try await fiber.post("/a")
+            try await fiber.get("/missing")
+            try await fiber.get("/private")
+            try await fiber.send(FiberRequest(url: "https://api.example.com/skip").meta("cache", "skip"))
+        }
+        #expect(mock.requests.count == 8)
+        #expect(await cache.count == 0)
+    }
+
+    @Test func keyedByAuthorization() async throws {
+        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stub { .ok(body: $0.value(forHTTPHeaderField: "Authorization") ?? "anonymous") }
+        #expect(try await fiber.get("/me", headers: ["Authorization": "Bearer a"]).text == "Bearer a")
+        #expect(try await fiber.get("/me", headers: ["Authorization": "Bearer b"]).text == "Bearer b")
+        #expect(try await fiber.get("/me", headers: ["Authorization": "Bearer a"]).text == "Bearer a")
+        #expect(mock.requests.count == 2)
+    }
+
+    @Test func lruBoundUnderConcurrentDistinctKeys() async throws {
+        let cache = CacheInterceptor(maxEntries: 50, clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stubAll(.ok())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<1000 { group.addTask { try await fiber.get("/item/\(i % 200)") } }
+            try await group.waitForAll()
+        }
+        #expect(await cache.count == 50)
+        #expect(mock.requests.count >= 200)
+    }
+
+    /// 1,000 concurrent requests for one warm entry: all answered from the cache.
+    @Test func concurrentHitsOnWarmEntry() async throws {
+        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stubAll(.ok(body: "cached"))
+        try await fiber.get("/hot")
+        let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<1000 { group.addTask { try await fiber.get("/hot").text } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(bodies.count == 1000 && Set(bodies) == ["cached"])
+        #expect(mock.requests.count == 1)
+    }
+}

@@ -1,0 +1,116 @@
+import Fiber
+import FiberRuntime
+import FiberTesting
+import Foundation
+import Synchronization
+import Testing
+
+struct User: Codable, Equatable, Sendable {
+    let id: Int
+    let name: String
+}
+
+struct CreateUserBody: Codable, Sendable {
+    let name: String
+    let email: String
+}
+
+let apiURL = URL(string: "https://api.example.com")!
+
+/// A client over a fresh mock.
+func mockFiber(_ interceptors: [any Interceptor] = []) -> (Fiber, MockTransport) {
+    let mock = MockTransport()
+    return (Fiber(baseURL: apiURL, interceptors: interceptors, transport: mock), mock)
+}
+
+/// Expects `body` to throw a `FiberError` that `matches`.
+func expectFiberError(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ matches: (FiberError) -> Bool,
+    _ body: () async throws -> Void
+) async {
+    do {
+        try await body()
+        Issue.record("expected a FiberError, but it succeeded", sourceLocation: sourceLocation)
+    } catch let error as FiberError {
+        #expect(matches(error), "got \(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected a FiberError, got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A counter safe to bump from many tasks.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    var count: Int { value.withLock { $0 } }
+    func callAsFunction() -> Int { count }
+}
+
+/// A real loopback server and a client whose transport is the runtime's HTTP
+/// client on a private group; everything is shut down afterwards.
+func withLiveServer<T>(
+    _ body: (TestHTTPServer, HTTPTransport) async throws -> T
+) async throws -> T {
+    let group = EventLoopGroup(loopCount: 1, name: "fiber-api-test")
+    var configuration = HTTPClient.Configuration()
+    configuration.readIdleTimeout = .seconds(10)
+    let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
+    let server = try await TestHTTPServer.start(on: group.loops[0])
+    do {
+        let result = try await body(server, transport)
+        await transport.shutdown()
+        await server.shutdown()
+        try await group.shutdown()
+        return result
+    } catch {
+        await transport.shutdown()
+        await server.shutdown()
+        try? await group.shutdown()
+        throw error
+    }
+}
+
+/// Polls `condition` every millisecond until it holds, for at most `timeout`
+/// (ordering by observed state, never by sleeping a guessed time).
+func waitUntil(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !(await condition()) {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// Holds callers until opened.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    var waiting: Int { waiters.count }
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+}
+
+/// A transport that answers `METHOD /path` after its gate opens, counting calls.
+struct GatedTransport: FiberTransport {
+    let gate: Gate
+    let calls = Counter()
+
+    func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
+        calls.increment()
+        await gate.wait()
+        return (Data("\(request.httpMethod ?? "") \(request.url?.path ?? "")".utf8), TransportResponse(statusCode: 200))
+    }
+}
