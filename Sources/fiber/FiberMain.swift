@@ -15,10 +15,17 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo", abstract: "A tour of the library against loopback servers started in this process.")
 
+    @Option(help: "Seconds of the load test (default 5).")
+    var loadSeconds = 5
+
     func run() async throws {
-        print("== TCP echo over the runtime")
-        try await EchoDemo.run()
+        print("== The Fiber API: the interceptor pipeline")
+        try await PipelineDemo.run()
         print("\n== HTTP/1.1 over the runtime")
         try await HTTPDemo.run()
+        print("\n== A load test (FiberLoad)")
+        try await LoadDemo.run(seconds: max(1, loadSeconds))
+        print("\n== TCP echo over the runtime")
+        try await EchoDemo.run()
     }
 }
