@@ -26,8 +26,19 @@ extension SocketStream {
     /// - Throws: `TLSError` (a refused certificate with its own kind, a pin
     ///   mismatch, `.handshakeTimeout`, `.invalidConfiguration`, …), after which
     ///   the stream is closed; `TransportError` if the stream failed or closed.
+    @discardableResult
     public func startTLS(_ configuration: TLSConfiguration, host: String?, port: Int = 0,
                          timeout: Duration? = nil) async throws -> TLSConnectionInfo {
+        try await handshake(configuration, host: host, port: port, timeout: timeout)
+        guard let info = tlsInfo else { throw closeReason ?? TransportError(.closed, operation: "TLS handshake") }
+        return info
+    }
+
+    /// `startTLS` without building the connection's description (the pool's
+    /// path: decoding the peer's certificates again would cost every handshake).
+    ///
+    /// - Throws: as `startTLS`.
+    func handshake(_ configuration: TLSConfiguration, host: String?, port: Int, timeout: Duration?) async throws {
         let context: TLSContext
         do {
             context = try await TLSContext.shared(for: configuration, on: loop)
@@ -35,10 +46,10 @@ extension SocketStream {
             close()
             throw error.at(host: host)
         }
-        return try await startTLS(context, host: host, port: port, timeout: timeout)
+        try await handshake(context, host: host, port: port, timeout: timeout)
     }
 
-    func startTLS(_ context: TLSContext, host: String?, port: Int, timeout: Duration?) async throws -> TLSConnectionInfo {
+    private func handshake(_ context: TLSContext, host: String?, port: Int, timeout: Duration?) async throws {
         if let closeReason { throw closeReason.with(operation: "TLS handshake") }
         guard tls == nil else { throw TLSError(.invalidConfiguration, "TLS was already started on this stream", host: host) }
         let engine = try TLSEngine(context: context, host: host, port: port)
@@ -67,8 +78,6 @@ extension SocketStream {
             guard let self else { return }
             try? loop.execute { self.assumeIsolated { $0.close() } }
         }
-        guard let info = tlsInfo else { throw closeReason ?? TransportError(.closed, operation: "TLS handshake") }
-        return info
     }
 
     /// What the handshake settled, once TLS is running.

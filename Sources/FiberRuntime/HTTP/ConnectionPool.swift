@@ -173,7 +173,7 @@ actor ConnectionPool {
             let connected = ContinuousClock.now
             timing.connect = connected - resolved
             if let tls = ref.key.tls {
-                _ = try await stream.startTLS(tls, host: ref.key.host, port: ref.key.port, timeout: socketOptions.connectTimeout)
+                try await stream.handshake(tls, host: ref.key.host, port: ref.key.port, timeout: socketOptions.connectTimeout)
                 timing.tls = .now - connected
             }
             established(ref, stream: stream, timing: timing)
