@@ -4,6 +4,10 @@
   report.py free-port                      print a free TCP port on 127.0.0.1
   report.py check URL BYTES                GET URL once; fail unless 200 with a body of BYTES bytes
   report.py wrk CLIENT C LOG               turn wrk's output in LOG into a BENCH_RESULT line
+  report.py json-body FILE                 write the ~1 KiB JSON body nginx serves at /json (the same
+                                           bytes every run; Scripts/bench-http and Scripts/bench-tls)
+  report.py tag RESULTS OUT KEY=VALUE...   append the lines of RESULTS to OUT, each with the fields
+                                           KEY=VALUE it does not have yet (Scripts/bench-all's --results)
   report.py report RESULTS META [--docs PATH]
                                            print the tables; with --docs, rewrite the section
                                            "## HTTP/1.1 keep-alive GET (issue 3)" of PATH
@@ -107,6 +111,32 @@ def parse_wrk(client, concurrency, log_path):
         "p99_us": _micros(p99.group(1)),
     })
     print(json.dumps(result))
+
+
+def json_body(path):
+    # About 1 KiB of JSON, the same every run.
+    items = [{"id": i, "name": f"item-{i:03d}", "active": i % 2 == 0, "score": round(i * 1.25, 2)} for i in range(16)]
+    text = json.dumps({"status": "ok", "count": len(items), "items": items}, separators=(",", ":"))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def tag(results_path, out_path, pairs):
+    fields = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            sys.exit(f"tag: not KEY=VALUE: {pair!r}")
+        fields[key] = value
+    with open(results_path, encoding="utf-8") as f, open(out_path, "a", encoding="utf-8") as out:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            r = json.loads(line)
+            for key, value in fields.items():
+                r.setdefault(key, value)
+            out.write(json.dumps(r) + "\n")
 
 
 # MARK: the machine
@@ -362,7 +392,9 @@ def section(results, failed, skipped, meta, m, versions):
     return "\n".join(lines) + "\n"
 
 
-def update_docs(path, text):
+def update_docs(path, text, title=SECTION_TITLE):
+    """Replace the section `title` of the Markdown file `path` (up to the next `## `
+    heading outside a code fence) with `text`, or append it; nothing else changes."""
     existing = open(path, encoding="utf-8").read() if os.path.exists(path) else "# Performance\n"
     lines = existing.split("\n")
     if lines and lines[-1] == "":
@@ -374,7 +406,7 @@ def update_docs(path, text):
             in_fence = not in_fence
         if in_fence:
             continue
-        if start is None and line.strip() == SECTION_TITLE:
+        if start is None and line.strip() == title:
             start = i
         elif start is not None and end is None and line.startswith("## "):
             end = i
@@ -410,6 +442,10 @@ def main(argv):
         check(argv[1], argv[2])
     elif len(argv) == 4 and argv[0] == "wrk":
         parse_wrk(argv[1], argv[2], argv[3])
+    elif len(argv) == 2 and argv[0] == "json-body":
+        json_body(argv[1])
+    elif len(argv) >= 3 and argv[0] == "tag":
+        tag(argv[1], argv[2], argv[3:])
     elif len(argv) in (3, 5) and argv[0] == "report":
         docs = argv[4] if len(argv) == 5 and argv[3] == "--docs" else None
         report(argv[1], argv[2], docs)

@@ -34,12 +34,13 @@ import report as http_report  # noqa: E402  (report.py of Scripts/bench-http, ne
 
 SECTION_TITLE = "## TLS (issue 4)"
 
-CLIENTS = ["wrk", "go", "ahc", "node", "fiber"]
+CLIENTS = ["wrk", "go", "ahc", "node", "node-fetch", "fiber"]
 CLIENT_NAMES = {
     "wrk": "wrk (C, load generator)",
     "go": "Go net/http",
     "ahc": "AsyncHTTPClient",
     "node": "Node https",
+    "node-fetch": "Node fetch (undici)",
     "fiber": "Fiber",
 }
 WORKLOAD_TITLES = {
@@ -194,6 +195,8 @@ def rate_table(results, failed_at, skipped, meta, workload, concurrencies, clien
         wrk = results.get((workload, "https", "wrk", c))
         for client in clients:
             if workload == "full" and client == "wrk":
+                continue
+            if workload != "keepalive" and client == "node-fetch":
                 continue
             name = CLIENT_NAMES[client]
             r = results.get((workload, "https", client, c))

@@ -1,5 +1,6 @@
 // Node's built-in `fetch` (undici) as a peer in Fiber's HTTP/1.1 client benchmark
-// (issue 3); run by Scripts/bench-http.
+// (issue 3); run by Scripts/bench-http, and over TLS by Scripts/bench-tls
+// (--clients node-fetch) and Scripts/bench-all.
 //
 // undici's default global dispatcher has no limit on connections per origin, and
 // with C loops it opens more than C (128 at C = 64 here: a connection goes back to
@@ -24,11 +25,25 @@ if (typeof Agent === 'function' && Agent.name === 'Agent') {
   console.log('warning: node-fetch: no undici Agent under the global dispatcher symbol; using the default pool (no connection limit)');
 }
 
+// --stream (the bulk download of Scripts/bench-tls and Scripts/bench-all): read the
+// body's chunks from its ReadableStream, count and drop them, never holding it whole.
+// https URLs trust NODE_EXTRA_CA_CERTS, which the scripts set to the test root.
 async function get() {
   const response = await fetch(url);
-  const body = await response.arrayBuffer();
+  let bytes;
+  if (options.stream) {
+    bytes = 0;
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+    }
+  } else {
+    bytes = (await response.arrayBuffer()).byteLength;
+  }
   if (response.status !== 200) throw new Error(`status ${response.status}`);
-  return body.byteLength;
+  return bytes;
 }
 
 await bench('node-fetch', options, get);
