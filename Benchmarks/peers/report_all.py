@@ -249,6 +249,20 @@ def ratio_summary(cells, meta):
     return out
 
 
+def overloaded(meta):
+    """A sentence when other work kept the machine busier than its CPUs before the run."""
+    try:
+        load = float(str(meta.get("loadavg_before", "")).split()[0])
+    except (IndexError, ValueError):
+        return None
+    cpus = os.cpu_count() or 1
+    if load <= cpus:
+        return None
+    return (f"the 1-minute load average was {load:.1f} on {cpus} CPUs before the run: other work competed with "
+            "nginx and the clients throughout, so a cell can be off by a factor of 2 or more and single ratios "
+            "mean little; the geometric means and the allocation counts are the steadier figures.")
+
+
 # MARK: the plot
 
 def plot(cells, ws, meta, path):
@@ -335,8 +349,9 @@ def plot(cells, ws, meta, path):
     handles, labels = slots[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=3, fontsize=10, frameon=False, bbox_to_anchor=(0.5, 0.955))
     quick = " (--quick: 1 s cells, a smoke run)" if meta.get("quick") else ""
+    load = f"; load average {str(meta.get('loadavg_before', '?')).split()[0]} before the run" if overloaded(meta) else ""
     fig.suptitle(f"Fiber and its peers against nginx on 127.0.0.1 — {meta['date']}{quick}\n"
-                 "nginx on CPU 0, each client alone on CPU 1; one run per cell on a noisy, shared 2-core machine\n"
+                 f"nginx on CPU 0, each client alone on CPU 1; one run per cell on a noisy, shared 2-core machine{load}\n"
                  "* Fiber's rank among the clients of the cell, wrk (a load generator, not a client library) aside",
                  fontsize=11.5, y=0.998)
     fig.tight_layout(rect=(0, 0, 1, 0.935))
@@ -381,6 +396,9 @@ def section(cells, skipped, failed, part_failed, ws, meta, m, versions, plot_lin
         "differences under about 20 % are noise, and a single cell can be off by more.",
         "",
     ]
+    overload = overloaded(meta)
+    if overload:
+        lines += [f"> **Warning:** {overload}", ""]
     if plot_link:
         lines += [f"![Requests per second of every client in every cell, and the download rates]({plot_link})", ""]
     main = throughput_table(cells, meta)
