@@ -1,6 +1,6 @@
 import Fiber
 import Foundation
-import Synchronization
+import FiberRuntime
 
 /// A `FiberTransport` that answers from stubs and records every request, for
 /// testing code above the transport without a network.
@@ -26,7 +26,7 @@ public final class MockTransport: FiberTransport {
         var requests: [TransportRequest] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A transport with no stubs.
     public init() {}

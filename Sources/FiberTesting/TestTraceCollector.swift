@@ -1,5 +1,5 @@
 import Fiber
-import Synchronization
+import FiberRuntime
 
 /// Collects what Fiber logs and traces, for assertions:
 ///
@@ -27,7 +27,7 @@ public final class TestTraceCollector: TraceExporter {
         var spans: [Span] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty collector.
     public init() {}

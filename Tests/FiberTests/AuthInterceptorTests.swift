@@ -1,7 +1,7 @@
 import Fiber
 import FiberTesting
 import Foundation
-import Synchronization
+import FiberRuntime
 import Testing
 
 actor TokenStore {

@@ -1,4 +1,4 @@
-import Synchronization
+import FiberRuntime
 
 /// Puts a token on every request and, when a response says the token is no
 /// longer good (401 by default), refreshes it once and replays the request.
@@ -79,7 +79,7 @@ final class RefreshGate: Sendable {
         var inFlight: Task<Void, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var generation: Int { state.withLock { $0.generation } }
 

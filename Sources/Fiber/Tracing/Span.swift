@@ -48,13 +48,6 @@ public struct Span: Sendable, Identifiable {
     }
 }
 
-/// Ships finished spans to an observability backend (Jaeger, Zipkin, OTLP, …).
-/// A client given one (`Fiber.Configuration.traceExporter`) exports a span per request.
-public protocol TraceExporter: Sendable {
-    /// Receives finished spans.
-    func export(_ spans: [Span]) async
-}
-
 extension String {
     func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
