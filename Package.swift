@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
         .library(name: "Fiber", targets: ["Fiber"]),
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
+        .library(name: "FiberSharing", targets: ["FiberSharing"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -46,6 +47,10 @@ let package = Package(
             ]
         ),
         .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber"]),
+        .target(
+            name: "FiberSharing",
+            dependencies: ["Fiber", "FiberRuntime", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .executableTarget(name: "fiber", dependencies: ["FiberRuntime", "FiberTesting"]),
         .testTarget(
             name: "FiberRuntimeTests",
@@ -66,6 +71,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
+        .testTarget(name: "FiberSharingTests", dependencies: ["FiberSharing", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
