@@ -24,11 +24,17 @@ actor RequestCoalescer {
     /// The number of flights running.
     var count: Int { flights.count }
 
+    /// How many callers joined a flight already running, since the start (a test's view of coalescing).
+    private(set) var joinedCount = 0
+
     /// The result of the flight for `key`: the running one, or a new one running `work`.
     ///
     /// - Throws: what the flight's `work` throws.
     func run(_ key: String, _ work: @escaping @Sendable () async throws -> FetchOutcome) async throws -> FetchOutcome {
-        if let flight = flights[key] { return try await flight.task.value }
+        if let flight = flights[key] {
+            joinedCount += 1
+            return try await flight.task.value
+        }
         return try await start(key, work).value
     }
 
