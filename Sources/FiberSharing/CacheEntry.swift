@@ -6,6 +6,8 @@ import Foundation
 /// caching, its freshness and where it may live. The unit both tiers keep;
 /// `Codable` so that the disk tier can write it.
 struct CacheEntry: Sendable, Codable, Equatable {
+    /// Names this version of the entry: a new body or a revalidation gets a new one.
+    var id = UUID()
     /// The cache key it is stored under (kept so that a file can be matched to its key).
     var key: String
     /// The body, as the server sent it (JSON for `getCached`).

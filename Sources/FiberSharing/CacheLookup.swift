@@ -37,24 +37,31 @@ struct CacheLookup: Sendable {
 
     /// Serves the call; `force` skips the stored entry's freshness (it is still used to revalidate).
     func run<T: Decodable & Sendable>(as type: T.Type, force: Bool) async throws -> CachedResponse<T> {
+        try await runTracked(as: type, force: force).response
+    }
+
+    /// Serves the call, and says which version of the entry the response came from.
+    func runTracked<T: Decodable & Sendable>(as type: T.Type, force: Bool) async throws
+        -> (response: CachedResponse<T>, entryID: UUID) {
         if policy.disablesCaching {
             let outcome = try await fetch(validating: type, stored: nil, storing: false)
-            return try outcome.entry.response(as: type, decoder: decoder, now: now, source: .network)
+            return (try outcome.entry.response(as: type, decoder: decoder, now: now, source: .network), outcome.entry.id)
         }
         if !force, !rules.requestRequiresValidation(requestHeaders), let (entry, source) = await usableEntry() {
             switch entry.freshness.state(at: now) {
             case .fresh:
-                return try entry.response(as: type, decoder: decoder, now: now, source: source)
+                return (try entry.response(as: type, decoder: decoder, now: now, source: source), entry.id)
             case .stale:
                 let response = try entry.response(as: type, decoder: decoder, now: now, source: source)
                 await fiber.coalescer.runInBackground(key) { try await self.refresh(validating: type, force: false) }
-                return response
+                return (response, entry.id)
             case .expired:
                 break
             }
         }
         let outcome = try await fiber.coalescer.run(key) { try await self.refresh(validating: type, force: force) }
-        return try outcome.entry.response(as: type, decoder: decoder, now: now, source: outcome.source)
+        return (try outcome.entry.response(as: type, decoder: decoder, now: now, source: outcome.source),
+                outcome.entry.id)
     }
 
     /// The stored entry, if one matches the request's `Vary` headers.
@@ -87,6 +94,7 @@ struct CacheLookup: Sendable {
         let responseTime = now
         if response.statusCode == 304, let stored, stored.etag != nil || stored.lastModified != nil {
             var updated = stored
+            updated.id = UUID()
             let headers = HTTPCacheRules.merging(stored.headers, with: response.headers)
             updated.headerFields = headers.map { [$0.name, $0.value] }
             updated.freshness = rules.freshness(responseHeaders: headers, requestTime: requestTime,

@@ -75,18 +75,7 @@ public final class CachedResource<T: Decodable & Sendable>: Sendable {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    let cacheKey = fiber.cacheKey(for: key.path, query: key.query)
-                    let changes = await fiber.store.changes(for: cacheKey)
-                    var last = try await load()
-                    continuation.yield(last)
-                    for await _ in changes {
-                        var next = try await stored()
-                        if next == nil { next = try await load() }
-                        guard let next else { continue }
-                        guard next.storedAt != last.storedAt || next.isFresh != last.isFresh else { continue }
-                        last = next
-                        continuation.yield(next)
-                    }
+                    try await self.follow { continuation.yield($0) }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -96,12 +85,24 @@ public final class CachedResource<T: Decodable & Sendable>: Sendable {
         }
     }
 
-    /// The stored entry as it is now, without the network.
-    private func stored() async throws -> CachedResponse<T>? {
+    /// Loads, then yields each new version of the entry (entries are told
+    /// apart by their version, so the resource's own stores are not repeated).
+    private func follow(_ yield: (CachedResponse<T>) -> Void) async throws {
         let lookup = CacheLookup(fiber: fiber, client: fiber.client, path: key.path, query: key.query, policy: key.policy)
-        guard let (entry, source) = await lookup.usableEntry() else { return nil }
-        return publish(try entry.response(as: T.self, decoder: fiber.client.configuration.decoder,
-                                          now: fiber.store.clock.now(), source: source))
+        let changes = await fiber.store.changes(for: lookup.key)
+        var (current, lastID) = try await lookup.runTracked(as: T.self, force: false)
+        yield(publish(current))
+        for await _ in changes {
+            if let (entry, source) = await lookup.usableEntry() {
+                guard entry.id != lastID else { continue }
+                lastID = entry.id
+                current = try entry.response(as: T.self, decoder: lookup.client.configuration.decoder,
+                                           now: fiber.store.clock.now(), source: source)
+            } else {
+                (current, lastID) = try await lookup.runTracked(as: T.self, force: false)
+            }
+            yield(publish(current))
+        }
     }
 
     @discardableResult

@@ -57,7 +57,7 @@ struct CacheWorld: Sendable {
 }
 
 /// Runs `body` against a fresh `CacheWorld`, then shuts everything down and checks that no handle leaked.
-func withCacheWorld<T>(_ body: (CacheWorld) async throws -> T) async throws -> T {
+func withCacheWorld(_ body: (CacheWorld) async throws -> Void) async throws {
     let group = EventLoopGroup(loopCount: 1, name: "fiber-sharing-test")
     var transportConfiguration = HTTPClient.Configuration()
     transportConfiguration.readIdleTimeout = .seconds(20)
@@ -70,14 +70,14 @@ func withCacheWorld<T>(_ body: (CacheWorld) async throws -> T) async throws -> T
         server: server, transport: transport, clock: clock, directory: directory,
         store: SharedCacheStore(directory: directory.url, clock: CacheClock(clock.fiberClock)),
         configuration: SharedReference(FiberConfiguration(baseURL: baseURL)))
-    let result: Result<T, any Error>
+    let result: Result<Void, any Error>
     do { result = .success(try await body(world)) } catch { result = .failure(error) }
     await transport.shutdown()
     await server.shutdown()
     #expect(try await group.leakedHandles() == [:])
     try await group.shutdown()
     directory.remove()
-    return try result.get()
+    try result.get()
 }
 
 /// A counter safe to bump from many tasks.
