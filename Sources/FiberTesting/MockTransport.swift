@@ -1,6 +1,6 @@
 import Fiber
 import Foundation
-import Synchronization
+import FiberRuntime
 
 /// A `FiberTransport` that answers from stubs and records every request, for
 /// testing code above the transport without a network.
@@ -17,6 +17,7 @@ import Synchronization
 /// response answers. Then the default (`stubDefault`), else `404` with a body
 /// naming the request. Safe to use from many tasks at once.
 public final class MockTransport: FiberTransport {
+    /// A conditional stub: a response, or nil to let the next stub answer.
     public typealias Stub = @Sendable (TransportRequest) -> StubResponse?
 
     private struct State {
@@ -25,7 +26,7 @@ public final class MockTransport: FiberTransport {
         var requests: [TransportRequest] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A transport with no stubs.
     public init() {}

@@ -1,5 +1,5 @@
 import Fiber
-import Synchronization
+import FiberRuntime
 
 /// A virtual `FiberClock` for tests: time stands still until a sleep or
 /// `advance(by:)` moves it, and every sleep is recorded. A sleep returns at
@@ -11,7 +11,7 @@ public final class TestClock: Sendable {
         var sleeps: [Duration] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A clock at time zero.
     public init() {}

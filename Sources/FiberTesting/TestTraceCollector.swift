@@ -1,5 +1,5 @@
 import Fiber
-import Synchronization
+import FiberRuntime
 
 /// Collects what Fiber logs and traces, for assertions:
 ///
@@ -14,8 +14,11 @@ import Synchronization
 public final class TestTraceCollector: TraceExporter {
     /// One logged line.
     public struct LogEntry: Sendable {
+        /// The level it was logged at.
         public let level: FiberLogLevel
+        /// The line.
         public let message: String
+        /// Its metadata (`trace`, and the trace's metadata).
         public let metadata: [String: String]
     }
 
@@ -24,7 +27,7 @@ public final class TestTraceCollector: TraceExporter {
         var spans: [Span] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty collector.
     public init() {}
@@ -48,6 +51,7 @@ public final class TestTraceCollector: TraceExporter {
         }
     }
 
+    /// Keeps `spans`.
     public func export(_ spans: [Span]) async { state.withLock { $0.spans += spans } }
 
     /// Forgets everything collected.

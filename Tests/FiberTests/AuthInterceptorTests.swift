@@ -1,7 +1,7 @@
 import Fiber
 import FiberTesting
 import Foundation
-import Synchronization
+import FiberRuntime
 import Testing
 
 actor TokenStore {
@@ -9,6 +9,7 @@ actor TokenStore {
     private(set) var refreshes = 0
     var failRefresh = false
 
+    @discardableResult
     func refresh() async throws -> String {
         struct RefreshFailed: Error {}
         if failRefresh { throw RefreshFailed() }

@@ -2,7 +2,7 @@ import Fiber
 import FiberTesting
 import Foundation
 import Logging
-import Synchronization
+import FiberRuntime
 import Testing
 
 @Suite struct LoggingInterceptorTests {
@@ -87,7 +87,7 @@ final class RecordingLogHandler: LogHandler, Sendable {
         let metadata: [String: String]
     }
 
-    private let stored = Mutex<[Record]>([])
+    private let stored = Locked<[Record]>([])
     var records: [Record] { stored.withLock { $0 } }
 
     var metadata: Logger.Metadata {
@@ -95,7 +95,7 @@ final class RecordingLogHandler: LogHandler, Sendable {
         set {}
     }
 
-    private let level = Mutex(Logger.Level.trace)
+    private let level = Locked(Logger.Level.trace)
     var logLevel: Logger.Level {
         get { level.withLock { $0 } }
         set { level.withLock { $0 = newValue } }

@@ -3,7 +3,6 @@ import Fiber
 import FiberRuntime
 import FiberTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// The guide's recommended pipeline (Auth, Retry, RateLimit, Cache,
@@ -45,7 +44,7 @@ struct RecommendedPipeline {
 @Suite struct PipelineTests {
     @Test func recommendedOrderOverMock() async throws {
         let pipeline = RecommendedPipeline()
-        let attempts = Mutex<[String: Int]>([:])
+        let attempts = Locked<[String: Int]>([:])
         let mock = MockTransport()
         mock.stub { request in
             let path = request.url?.path ?? ""
@@ -62,7 +61,7 @@ struct RecommendedPipeline {
     @Test func recommendedOrderOverRealTransport() async throws {
         let pipeline = RecommendedPipeline()
         try await withLiveServer { server, transport in
-            let attempts = Mutex<[String: Int]>([:])
+            let attempts = Locked<[String: Int]>([:])
             server.setDefaultHandler { request in
                 let authorized = request.header("Authorization") == "Bearer t1"
                 let attempt = authorized ? attempts.withLock { $0[request.path, default: 0] += 1; return $0[request.path] ?? 0 } : 0

@@ -3,7 +3,6 @@ import Fiber
 import FiberRuntime
 import FiberTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// The README's and the guide's "Writing interceptors" snippets, as written.
@@ -21,7 +20,7 @@ import Testing
     }
 
     enum OfflineStore {
-        static let entries = Mutex<[URL: Data]>([:])
+        static let entries = Locked<[URL: Data]>([:])
         static func get(_ url: URL) -> Data? { entries.withLock { $0[url] } }
     }
 
@@ -67,7 +66,7 @@ import Testing
 
     @Test func commonPatterns() async throws {
         enum AppError: Error { case maintenanceMode }
-        enum AppState { static let isInMaintenance = Mutex(false) }
+        enum AppState { static let isInMaintenance = Locked(false) }
         struct AnyCodable: Decodable {
             let rawData: Data
             init(from decoder: any Decoder) throws {
@@ -134,7 +133,7 @@ import Testing
     }
 
     @Test func firstIsOutermost() async throws {
-        let order = Mutex<[String]>([])
+        let order = Locked<[String]>([])
         func recorder(_ name: String) -> AnyInterceptor {
             AnyInterceptor(name) { request, next in
                 order.withLock { $0.append("→\(name)") }
@@ -154,6 +153,7 @@ import Testing
     @Test func builtInConstructorsAsDocumented() async throws {
         actor TokenStore {
             var accessToken = "t0"
+            @discardableResult
             func refresh() async throws -> String { accessToken = "t1"; return accessToken }
         }
         enum Keychain { static let apiKey = "key" }

@@ -2,7 +2,6 @@ import Fiber
 import FiberRuntime
 import FiberTesting
 import Foundation
-import Synchronization
 import Testing
 
 struct User: Codable, Equatable, Sendable {
@@ -41,7 +40,7 @@ func expectFiberError(
 
 /// A counter safe to bump from many tasks.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
     func callAsFunction() -> Int { count }

@@ -29,10 +29,15 @@ public protocol Endpoint {
 }
 
 extension Endpoint {
+    /// `GET`.
     public var method: HTTPMethod { .get }
+    /// None.
     public var queryItems: [URLQueryItem] { [] }
+    /// None.
     public var headers: [String: String] { [:] }
+    /// None.
     public var body: Data? { nil }
+    /// None: the client's timeout.
     public var timeout: TimeInterval? { nil }
 }
 

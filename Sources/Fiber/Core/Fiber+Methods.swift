@@ -42,8 +42,7 @@ extension Fiber {
     @discardableResult
     public func post<Body: Encodable>(_ path: String, body: Body, query: [String: String] = [:],
                                       headers: [String: String] = [:]) async throws -> FiberResponse {
-        try await send(request(.post, path, query: query, headers: headers).jsonBody(body, encoder: configuration.encoder,
-                                                                                      defaults: configuration.defaults))
+        try await sendJSON(.post, path, body, query, headers)
     }
 
     /// Sends a `POST` with `body` as raw bytes. - Throws: as `send(_:)`.
@@ -58,8 +57,7 @@ extension Fiber {
     @discardableResult
     public func put<Body: Encodable>(_ path: String, body: Body, query: [String: String] = [:],
                                      headers: [String: String] = [:]) async throws -> FiberResponse {
-        try await send(request(.put, path, query: query, headers: headers).jsonBody(body, encoder: configuration.encoder,
-                                                                                     defaults: configuration.defaults))
+        try await sendJSON(.put, path, body, query, headers)
     }
 
     /// Sends a `PATCH` with `body` encoded as JSON.
@@ -67,7 +65,12 @@ extension Fiber {
     @discardableResult
     public func patch<Body: Encodable>(_ path: String, body: Body, query: [String: String] = [:],
                                        headers: [String: String] = [:]) async throws -> FiberResponse {
-        try await send(request(.patch, path, query: query, headers: headers).jsonBody(body, encoder: configuration.encoder,
-                                                                                       defaults: configuration.defaults))
+        try await sendJSON(.patch, path, body, query, headers)
+    }
+
+    private func sendJSON<Body: Encodable>(_ method: HTTPMethod, _ path: String, _ body: Body, _ query: [String: String],
+                                           _ headers: [String: String]) async throws -> FiberResponse {
+        let request = request(method, path, query: query, headers: headers)
+        return try await send(request.jsonBody(body, encoder: configuration.encoder, defaults: configuration.defaults))
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// A response body that arrives in chunks, as an `AsyncSequence` of `Data`.
 /// Read it once, to its end or not at all (dropping it closes the connection).
 public struct FiberBodyStream: AsyncSequence, Sendable {
+    /// A chunk of the body, as it arrived.
     public typealias Element = Data
     private let make: @Sendable () -> AsyncIterator
 
@@ -21,6 +22,7 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
         self.init(SingleChunk(data: data))
     }
 
+    /// An iterator over the chunks (make one, once).
     public func makeAsyncIterator() -> AsyncIterator { make() }
 
     /// Reads the whole rest of the body.
@@ -70,5 +72,6 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
 public struct BodyTooLarge: Error, Sendable, CustomStringConvertible {
     /// The limit, in bytes.
     public let limit: Int
+    /// Says the limit.
     public var description: String { "response body larger than \(limit) bytes" }
 }

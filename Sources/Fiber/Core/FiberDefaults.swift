@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import FiberRuntime
 
 /// Every tunable constant of Fiber in one value, injectable globally
 /// (`FiberDefaults.shared`), per component (`RetryInterceptor(defaults:)`, …)
@@ -46,7 +46,7 @@ public struct FiberDefaults: Sendable {
         self.webSocketDefaultCloseCode = webSocketDefaultCloseCode
     }
 
-    private static let current = Mutex(FiberDefaults())
+    private static let current = Locked(FiberDefaults())
 
     /// The process-wide defaults that components start from. Set it once at
     /// startup; reads and writes are safe from any thread.

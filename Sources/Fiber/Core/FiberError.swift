@@ -27,6 +27,7 @@ public enum FiberError: Error, Sendable, CustomStringConvertible {
     /// The request body could not be encoded.
     case encodingError(underlying: any Error)
 
+    /// A one-line account of the error.
     public var description: String {
         switch self {
         case .httpError(let status, let data, _): "HTTP \(status) (\(data.count) bytes)"

@@ -38,6 +38,7 @@ public protocol Interceptor: Sendable {
 /// }
 /// ```
 public struct AnyInterceptor: Interceptor {
+    /// The name given at creation.
     public let name: String
     private let body: @Sendable (FiberRequest, @escaping InterceptorNext) async throws -> FiberResponse
 

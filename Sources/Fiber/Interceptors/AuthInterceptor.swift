@@ -1,4 +1,4 @@
-import Synchronization
+import FiberRuntime
 
 /// Puts a token on every request and, when a response says the token is no
 /// longer good (401 by default), refreshes it once and replays the request.
@@ -24,7 +24,8 @@ public struct AuthInterceptor: Interceptor {
 
     /// - Parameters:
     ///   - tokenProvider: the current token (nil: send the request without one).
-    ///   - tokenRefresher: gets a new token so that `tokenProvider` returns it
+    ///   - tokenRefresher: gets a new token so that `tokenProvider` returns it (a `refresh()`
+    ///     that also returns the token works; mark it `@discardableResult` to silence the unused result)
     ///     (nil: unauthorized responses are returned as they are).
     ///   - headerName: the header that carries the token.
     ///   - headerPrefix: written before the token (`"Bearer "`; `""` for API keys).
@@ -78,7 +79,7 @@ final class RefreshGate: Sendable {
         var inFlight: Task<Void, any Error>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var generation: Int { state.withLock { $0.generation } }
 

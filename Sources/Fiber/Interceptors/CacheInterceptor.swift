@@ -16,6 +16,7 @@ import Foundation
 /// await cache.clear()
 /// ```
 public struct CacheInterceptor: Interceptor {
+    /// `"cache"`.
     public let name = "cache"
     private let store: CacheStore
     private let cacheableMethods: Set<HTTPMethod>

@@ -1,4 +1,4 @@
-import Synchronization
+import FiberRuntime
 
 /// Shares one exchange among identical requests in flight at the same time:
 /// while a `GET` (or `HEAD`) for a URL is running, the same request gets its
@@ -8,6 +8,7 @@ import Synchronization
 /// shared exchange runs in its own task, so cancelling the caller that started
 /// it does not fail the others (a cancelled caller still gets the shared result).
 public struct DeduplicationInterceptor: Interceptor {
+    /// `"dedup"`.
     public let name = "dedup"
     private let methods: Set<HTTPMethod>
     private let inFlight = InFlightTable()
@@ -32,7 +33,7 @@ public struct DeduplicationInterceptor: Interceptor {
 
 /// The exchanges in flight by key.
 final class InFlightTable: Sendable {
-    private let tasks = Mutex<[String: Task<FiberResponse, any Error>]>([:])
+    private let tasks = Locked<[String: Task<FiberResponse, any Error>]>([:])
 
     /// The task in flight for `key`, or a new one from `make` (registered before it can finish).
     func task(for key: String, make: () -> Task<FiberResponse, any Error>) -> Task<FiberResponse, any Error> {

@@ -39,6 +39,7 @@ public struct AESGCMEncryptionProvider: EncryptionProvider {
 /// Empty bodies stay empty, and streamed responses are passed through as they
 /// are (decrypt them with the provider as you read them).
 public struct EncryptionInterceptor: Interceptor {
+    /// `"encryption"`.
     public let name = "encryption"
     private let provider: any EncryptionProvider
     private let encryptRequest: Bool

@@ -15,6 +15,7 @@ import FiberRuntime
 /// `FiberDefaults.logBodyTruncationLimit` characters. Streamed bodies are not
 /// read. Lines the logger would drop are never built.
 public struct LoggingInterceptor: Interceptor {
+    /// `"logging"`.
     public let name = "logging"
     private let logger: any FiberLogger
     private let logBody: Bool

@@ -3,6 +3,7 @@ import Foundation
 /// Measures every request (duration, sizes, status) and hands the result to a
 /// `MetricsCollector`. Placed innermost, it measures the transport alone.
 public struct MetricsInterceptor: Interceptor {
+    /// `"metrics"`.
     public let name = "metrics"
     private let collector: any MetricsCollector
 

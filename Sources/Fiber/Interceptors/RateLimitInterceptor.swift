@@ -4,6 +4,7 @@ public enum RateLimitError: Error, Sendable, Equatable, CustomStringConvertible 
     /// the wait for the next slot exceeded `maxWait` (or the request's deadline).
     case exceeded(limit: Int, interval: Double)
 
+    /// Says the limit.
     public var description: String {
         switch self {
         case .exceeded(let limit, let interval): "rate limit of \(limit) requests per \(interval)s exceeded"
@@ -19,6 +20,7 @@ public enum RateLimitError: Error, Sendable, Equatable, CustomStringConvertible 
 /// The limiter wakes a waiting request within `FiberDefaults.rateLimitSleepIncrement`
 /// of its slot (the sleep's tolerance), so timers can be coalesced.
 public struct RateLimitInterceptor: Interceptor {
+    /// `"rateLimit"`.
     public let name = "rateLimit"
     private let limiter: RateLimiter
     private let maxWait: Double

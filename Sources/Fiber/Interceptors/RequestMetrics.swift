@@ -51,6 +51,7 @@ public actor InMemoryMetricsCollector: MetricsCollector {
     /// An empty collector.
     public init() {}
 
+    /// Appends `metrics` to `metrics`.
     public func collect(_ metrics: RequestMetrics) { self.metrics.append(metrics) }
 
     /// The mean duration in milliseconds (0 with no requests).

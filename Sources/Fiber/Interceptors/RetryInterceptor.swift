@@ -12,6 +12,7 @@ import Foundation
 /// after it, the last response is returned (or the last error thrown) at once.
 /// Cancellation stops it at once with `CancellationError` (`.cancelled` for the caller).
 public struct RetryInterceptor: Interceptor {
+    /// `"retry"`.
     public let name = "retry"
     /// Retries after the first attempt.
     public let maxRetries: Int

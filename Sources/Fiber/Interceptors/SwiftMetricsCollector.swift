@@ -17,6 +17,7 @@ public struct SwiftMetricsCollector: MetricsCollector {
         self.factory = factory
     }
 
+    /// Reports `metrics` to the factory.
     public func collect(_ metrics: RequestMetrics) async {
         let dimensions = [("method", metrics.method), ("status", String(metrics.statusCode))]
         let factory = self.factory ?? MetricsSystem.factory

@@ -12,8 +12,10 @@ public struct SwiftLogFiberLogger: FiberLogger {
     /// Lines go to `logger`, with its level and metadata.
     public init(logger: Logger) { self.logger = logger }
 
+    /// True when `logger`'s level lets `level` through.
     public func isLogging(_ level: FiberLogLevel) -> Bool { logger.logLevel <= Self.level(level) }
 
+    /// Logs through swift-log at the matching level, `metadata` as string metadata.
     public func log(_ level: FiberLogLevel, _ message: String, metadata: [String: String]) {
         let level = Self.level(level)
         guard logger.logLevel <= level else { return }
@@ -38,8 +40,10 @@ public struct PrintFiberLogger: FiberLogger {
     /// Prints lines at `minimumLevel` (default `.debug`) and above.
     public init(minimumLevel: FiberLogLevel = .debug) { self.minimumLevel = minimumLevel }
 
+    /// True for `minimumLevel` and above.
     public func isLogging(_ level: FiberLogLevel) -> Bool { level >= minimumLevel }
 
+    /// Prints `message` (without metadata).
     public func log(_ level: FiberLogLevel, _ message: String, metadata: [String: String]) {
         guard level >= minimumLevel else { return }
         print(message)

@@ -28,11 +28,14 @@ public protocol FiberTransport: Sendable {
 }
 
 extension FiberTransport {
+    /// Sends with `send(_:)` and streams the whole body as one chunk.
+    /// - Throws: what `send(_:)` throws.
     public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let (data, response) = try await send(request)
         return (FiberBodyStream(data: data), response)
     }
 
+    /// None: the pipeline runs on the caller's executor.
     public func executorPreference() -> (any TaskExecutor)? { nil }
 }
 

@@ -33,6 +33,7 @@ public struct HTTPTransport: FiberTransport {
         return (FiberBodyStream(response.body), head(response.status, response.headers, response.url))
     }
 
+    /// The loop that will carry the request: the caller's if it runs on one of the group's, else the next in turn.
     public func executorPreference() -> (any TaskExecutor)? { group.next() }
 
     /// Closes the client's idle connections (the shared transport lives as long as the process).
