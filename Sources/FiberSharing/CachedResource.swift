@@ -1,6 +1,6 @@
 import Fiber
+import FiberRuntime
 import Foundation
-import Synchronization
 
 /// What a `CachedResource` fetches: a path, its query and a policy. Made with
 /// the seed's names, `.api(...)` and `.cachedAPI(...)`.
@@ -41,7 +41,7 @@ public final class CachedResource<T: Decodable & Sendable>: Sendable {
     public let key: APIKey<T>
     /// The client that fetches it.
     public let fiber: SharedFiber
-    private let latest = Mutex<CachedResponse<T>?>(nil)
+    private let latest = Locked<CachedResponse<T>?>(nil)
 
     /// A resource for `key` fetched by `fiber`. Nothing is fetched until `load()` or `values`.
     public init(_ key: APIKey<T>, fiber: SharedFiber) {

@@ -1,7 +1,6 @@
 import Fiber
 import FiberRuntime
 import Foundation
-import Synchronization
 
 /// A client that follows a shared `FiberConfiguration`: each call uses a
 /// `Fiber` built from the configuration's current value, rebuilt the first
@@ -32,7 +31,7 @@ public final class SharedFiber: Sendable {
     public let store: SharedCacheStore
     private let hook: ConfigurationHook?
     let coalescer = RequestCoalescer()
-    private let built = Mutex<(configuration: FiberConfiguration, client: Fiber)?>(nil)
+    private let built = Locked<(configuration: FiberConfiguration, client: Fiber)?>(nil)
 
     /// A client following `reference` (default: the process's `.fiberConfiguration`),
     /// caching in `store` (default: `SharedCacheStore.shared`), with an optional hook.

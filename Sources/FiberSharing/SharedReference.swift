@@ -1,4 +1,4 @@
-import Synchronization
+import FiberRuntime
 
 /// A value shared by reference across the process: read it from anywhere,
 /// change it with `withLock`, and observe its changes as an `AsyncSequence`.
@@ -17,11 +17,11 @@ public final class SharedReference<Value: Sendable & Equatable>: Sendable {
         var nextObserver = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A reference holding `value`.
     public init(_ value: Value) {
-        state = Mutex(State(value: value))
+        state = Locked(State(value: value))
     }
 
     /// The current value.

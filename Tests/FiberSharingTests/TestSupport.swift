@@ -3,7 +3,6 @@ import Fiber
 import FiberRuntime
 import FiberTesting
 import Foundation
-import Synchronization
 import Testing
 
 struct User: Codable, Equatable, Sendable {
@@ -82,7 +81,7 @@ func withCacheWorld(_ body: (CacheWorld) async throws -> Void) async throws {
 
 /// A counter safe to bump from many tasks.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }
