@@ -57,6 +57,31 @@ import Testing
         }
     }
 
+    @Test func theGuidesHookWithAuthRetryAndLogging() async throws {
+        try await withCacheWorld { world in
+            world.server.route("GET", "/users") { request in .json(#"[{"id":1,"name":"\#(request.header("Authorization") ?? "-")"}]"#) }
+            let transport = world.transport
+            let fiber = SharedFiber(configuration: world.configuration, store: world.store) { config, fiberConfig in
+                fiberConfig.interceptors = [
+                    AuthInterceptor(tokenProvider: { config.authToken }),
+                    RetryInterceptor(),
+                    LoggingInterceptor(logger: PrintFiberLogger()),
+                ]
+                fiberConfig.timeout = config.defaultTimeout
+                fiberConfig.transport = transport
+            }
+            world.configuration.withLock { $0.authToken = "guide-token" }
+            let users = try await fiber.getCached("/users", as: [User].self, policy: .default)
+            #expect(users.value.first?.name == "Bearer guide-token")
+            let response = try await fiber.get("/users")
+            #expect(response.statusCode == 200)
+            let store = fiber.store
+            let cached: CachedResponse<[User]>? = await store.get(fiber.cacheKey(for: "/users"), as: [User].self)
+            #expect(cached?.value == users.value)
+            #expect(await store.memoryCount == 1)
+        }
+    }
+
     @Test func changesAreAnAsyncSequence() async throws {
         let reference = SharedReference(FiberConfiguration())
         var changes = reference.changes.makeAsyncIterator()
