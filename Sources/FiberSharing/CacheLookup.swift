@@ -47,7 +47,9 @@ struct CacheLookup: Sendable {
             let outcome = try await fetch(validating: type, stored: nil, storing: false)
             return (try outcome.entry.response(as: type, decoder: decoder, now: now, source: .network), outcome.entry.id)
         }
-        if !force, !rules.requestRequiresValidation(requestHeaders), let (entry, source) = await usableEntry() {
+        // A request that demands validation (`no-cache`) skips stored freshness, as `force` does.
+        let force = force || rules.requestRequiresValidation(requestHeaders)
+        if !force, let (entry, source) = await usableEntry() {
             switch entry.freshness.state(at: now) {
             case .fresh:
                 return (try entry.response(as: type, decoder: decoder, now: now, source: source), entry.id)
