@@ -14,7 +14,9 @@ struct CacheLookup: Sendable {
     /// The headers the request goes out with (its own, then the client's defaults): what `Vary` is matched against.
     let requestHeaders: HTTPHeaders
 
-    init(fiber: SharedFiber, client: Fiber, path: String, query: [String: String], policy: CachePolicy) {
+    /// The lookup of `path` and `query` under `policy`, with `fiber`'s current configuration and client.
+    init(fiber: SharedFiber, path: String, query: [String: String], policy: CachePolicy) {
+        let (configuration, client) = fiber.current
         self.fiber = fiber
         self.client = client
         self.policy = policy
@@ -24,7 +26,7 @@ struct CacheLookup: Sendable {
             headers.add(name: field.name, value: field.value)
         }
         requestHeaders = headers
-        let credential = [fiber.configuration.authToken ?? "", headers.first(name: "Authorization") ?? ""]
+        let credential = [configuration.authToken ?? "", headers.first(name: "Authorization") ?? ""]
             .joined(separator: "\n")
         key = CacheKey.key(primary: CacheKey.primary(method: "GET", path: path, query: query),
                            baseURL: client.baseURL, credential: credential)

@@ -65,7 +65,7 @@ public final class CachedResource<T: Decodable & Sendable>: Sendable {
     /// - Throws: as `SharedFiber.getCached`.
     @discardableResult
     public func reload() async throws -> CachedResponse<T> {
-        let lookup = CacheLookup(fiber: fiber, client: fiber.client, path: key.path, query: key.query, policy: key.policy)
+        let lookup = CacheLookup(fiber: fiber, path: key.path, query: key.query, policy: key.policy)
         return publish(try await lookup.run(as: T.self, force: true))
     }
 
@@ -88,7 +88,7 @@ public final class CachedResource<T: Decodable & Sendable>: Sendable {
     /// Loads, then yields each new version of the entry (entries are told
     /// apart by their version, so the resource's own stores are not repeated).
     private func follow(_ yield: (CachedResponse<T>) -> Void) async throws {
-        let lookup = CacheLookup(fiber: fiber, client: fiber.client, path: key.path, query: key.query, policy: key.policy)
+        let lookup = CacheLookup(fiber: fiber, path: key.path, query: key.query, policy: key.policy)
         let changes = await fiber.store.changes(for: lookup.key)
         var (current, lastID) = try await lookup.runTracked(as: T.self, force: false)
         yield(publish(current))

@@ -23,16 +23,14 @@ extension SharedFiber {
     public func getCached<T: Decodable & Sendable>(_ path: String, as type: T.Type = T.self,
                                                    query: [String: String] = [:],
                                                    policy: CachePolicy = .default) async throws -> CachedResponse<T> {
-        let client = self.client
-        let lookup = CacheLookup(fiber: self, client: client, path: path, query: query, policy: policy)
+        let lookup = CacheLookup(fiber: self, path: path, query: query, policy: policy)
         return try await lookup.run(as: type, force: false)
     }
 
     /// The key `getCached` stores `path` and `query` under with the current
     /// configuration: `GET:/path?query` and a scope of base URL and credentials.
     public func cacheKey(for path: String, query: [String: String] = [:]) -> String {
-        let client = self.client
-        return CacheLookup(fiber: self, client: client, path: path, query: query, policy: .default).key
+        CacheLookup(fiber: self, path: path, query: query, policy: .default).key
     }
 
     /// Drops the cached GETs of `path`: with `query`, only that query; without, every query of the path.

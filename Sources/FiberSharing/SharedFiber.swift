@@ -55,15 +55,18 @@ public final class SharedFiber: Sendable {
     public var configurationChanges: AsyncStream<FiberConfiguration> { reference.changes }
 
     /// The client for the current configuration (built anew after a change).
-    public var client: Fiber {
+    public var client: Fiber { current.client }
+
+    /// The current configuration and the client built from it, as one snapshot.
+    var current: (configuration: FiberConfiguration, client: Fiber) {
         let configuration = reference.value
-        if let current = built.withLock({ $0 }), current.configuration == configuration { return current.client }
+        if let built = built.withLock({ $0 }), built.configuration == configuration { return built }
         // Built outside the lock, so a hook may read this client's properties.
         let client = Self.makeClient(configuration, hook: hook)
         return built.withLock { built in
-            if let current = built, current.configuration == configuration { return current.client }
+            if let existing = built, existing.configuration == configuration { return existing }
             built = (configuration, client)
-            return client
+            return (configuration, client)
         }
     }
 
