@@ -8,19 +8,9 @@ import Testing
 /// `getCached` against the loopback server, counting the requests it serves;
 /// time moves only when a test advances the virtual clock.
 @Suite(.timeLimit(.minutes(2))) struct GetCachedTests {
-    /// Serves `path` as users named `v1`, `v2`, … (one version per request served).
-    func versioned(_ world: CacheWorld, _ path: String, headers: HTTPHeaders = [:]) {
-        let version = Counter()
-        world.server.route("GET", path) { _ in
-            var response = TestResponse.json(usersJSON(version.increment()))
-            for field in headers { response = response.withHeader(field.name, field.value) }
-            return response
-        }
-    }
-
     @Test func missThenHitThenExpiry() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/users")
+            serveVersions(world, "/users")
             let fiber = world.fiber()
             let policy = CachePolicy(ttl: 60)
             let first = try await fiber.getCached("/users", as: [User].self, policy: policy)
@@ -38,7 +28,7 @@ import Testing
 
     @Test func queryIsPartOfTheKey() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/users")
+            serveVersions(world, "/users")
             let fiber = world.fiber()
             let one = try await fiber.getCached("/users", as: [User].self, query: ["page": "1", "limit": "20"])
             let two = try await fiber.getCached("/users", as: [User].self, query: ["page": "2", "limit": "20"])
@@ -150,9 +140,9 @@ import Testing
 
     @Test func serverDirectivesWinOverThePolicy() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/short", headers: ["Cache-Control": "max-age=5"])
-            versioned(world, "/never", headers: ["Cache-Control": "no-store"])
-            versioned(world, "/always", headers: ["Cache-Control": "no-cache", "ETag": "\"x\""])
+            serveVersions(world, "/short", headers: ["Cache-Control": "max-age=5"])
+            serveVersions(world, "/never", headers: ["Cache-Control": "no-store"])
+            serveVersions(world, "/always", headers: ["Cache-Control": "no-cache", "ETag": "\"x\""])
             let fiber = world.fiber()
             let policy = CachePolicy(ttl: 300)
             _ = try await fiber.getCached("/short", as: [User].self, policy: policy)
@@ -208,9 +198,9 @@ import Testing
 
     @Test func invalidationByPathQueryAndPrefix() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/users")
-            versioned(world, "/users/1")
-            versioned(world, "/posts")
+            serveVersions(world, "/users")
+            serveVersions(world, "/users/1")
+            serveVersions(world, "/posts")
             let fiber = world.fiber()
             func fetchAll() async throws -> Int {
                 _ = try await fiber.getCached("/users", as: [User].self)
@@ -241,7 +231,7 @@ import Testing
 
     @Test func memoryEvictionIsLeastRecentlyUsed() async throws {
         try await withCacheWorld { world in
-            for path in ["/a", "/b", "/c"] { versioned(world, path) }
+            for path in ["/a", "/b", "/c"] { serveVersions(world, path) }
             let fiber = world.fiber()
             let policy = CachePolicy(ttl: 60, maxEntries: 2)
             _ = try await fiber.getCached("/a", as: [User].self, policy: policy)
@@ -257,7 +247,7 @@ import Testing
 
     @Test func diskEntriesServeANewStoreAndClient() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/catalog")
+            serveVersions(world, "/catalog")
             _ = try await world.fiber().getCached("/catalog", as: [User].self, policy: .persistent)
             world.advance(100)
             let reopened = world.fiber(store: world.reopenedStore())
@@ -269,7 +259,7 @@ import Testing
 
     @Test func corruptDiskEntryFallsBackToTheNetwork() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/catalog")
+            serveVersions(world, "/catalog")
             _ = try await world.fiber().getCached("/catalog", as: [User].self, policy: .persistent)
             let file = try #require(world.directory.entryFiles.first)
             let bytes = try Data(contentsOf: file)
@@ -299,7 +289,7 @@ import Testing
 
     @Test func noCachePolicyAlwaysFetches() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/live")
+            serveVersions(world, "/live")
             let fiber = world.fiber()
             for expected in 1...3 {
                 let result = try await fiber.getCached("/live", as: [User].self, policy: .noCache)
@@ -311,7 +301,7 @@ import Testing
 
     @Test func mutationsInvalidateTheirPath() async throws {
         try await withCacheWorld { world in
-            versioned(world, "/users")
+            serveVersions(world, "/users")
             world.server.route("POST", "/users") { _ in .status(201) }
             let fiber = world.fiber()
             _ = try await fiber.getCached("/users", as: [User].self)

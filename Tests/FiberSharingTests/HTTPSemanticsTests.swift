@@ -7,18 +7,9 @@ import Testing
 
 /// RFC 9111 directives end to end: what the loopback server says changes what `getCached` does.
 @Suite(.timeLimit(.minutes(2))) struct HTTPSemanticsTests {
-    func serve(_ world: CacheWorld, _ path: String, _ headers: HTTPHeaders) {
-        let version = Counter()
-        world.server.route("GET", path) { _ in
-            var response = TestResponse.json(usersJSON(version.increment()))
-            for field in headers { response = response.withHeader(field.name, field.value) }
-            return response
-        }
-    }
-
     @Test func ageHeaderCountsTowardsFreshness() async throws {
         try await withCacheWorld { world in
-            serve(world, "/aged", ["Age": "50", "Cache-Control": "max-age=60"])
+            serveVersions(world, "/aged", headers: ["Age": "50", "Cache-Control": "max-age=60"])
             let fiber = world.fiber()
             let first = try await fiber.getCached("/aged", as: [User].self, policy: .default)
             #expect(first.age == 50 && first.isFresh)
@@ -34,7 +25,7 @@ import Testing
 
     @Test func mustRevalidateForbidsServingStale() async throws {
         try await withCacheWorld { world in
-            serve(world, "/strict", ["Cache-Control": "max-age=5, must-revalidate"])
+            serveVersions(world, "/strict", headers: ["Cache-Control": "max-age=5, must-revalidate"])
             let fiber = world.fiber()
             let policy = CachePolicy(ttl: 300, staleWhileRevalidate: 600)
             _ = try await fiber.getCached("/strict", as: [User].self, policy: policy)
@@ -47,7 +38,7 @@ import Testing
 
     @Test func serverStaleWindowReplacesThePolicys() async throws {
         try await withCacheWorld { world in
-            serve(world, "/swr", ["Cache-Control": "max-age=5, stale-while-revalidate=10"])
+            serveVersions(world, "/swr", headers: ["Cache-Control": "max-age=5, stale-while-revalidate=10"])
             let fiber = world.fiber()
             _ = try await fiber.getCached("/swr", as: [User].self, policy: .default)
             world.advance(8)
@@ -78,7 +69,7 @@ import Testing
 
     @Test func privateResponsesStayInMemory() async throws {
         try await withCacheWorld { world in
-            serve(world, "/mine", ["Cache-Control": "private, max-age=60"])
+            serveVersions(world, "/mine", headers: ["Cache-Control": "private, max-age=60"])
             let fiber = world.fiber()
             _ = try await fiber.getCached("/mine", as: [User].self, policy: .aggressive)
             #expect(try await fiber.getCached("/mine", as: [User].self, policy: .aggressive).source == .memory)
@@ -91,7 +82,7 @@ import Testing
 
     @Test func varyStarIsNeverStored() async throws {
         try await withCacheWorld { world in
-            serve(world, "/star", ["Vary": "*"])
+            serveVersions(world, "/star", headers: ["Vary": "*"])
             let fiber = world.fiber()
             _ = try await fiber.getCached("/star", as: [User].self)
             let second = try await fiber.getCached("/star", as: [User].self)

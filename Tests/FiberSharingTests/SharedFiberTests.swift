@@ -120,8 +120,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct CachedResourceTests {
     @Test func loadsAndFollowsRefreshes() async throws {
         try await withCacheWorld { world in
-            let version = Counter()
-            world.server.route("GET", "/users") { _ in .json(usersJSON(version.increment())) }
+            serveVersions(world, "/users")
             let fiber = world.fiber()
             let policy = CachePolicy(ttl: 10, staleWhileRevalidate: 60)
             let users = CachedResource(.api("/users", as: [User].self, policy: policy), fiber: fiber)

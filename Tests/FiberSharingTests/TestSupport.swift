@@ -123,3 +123,13 @@ func waitUntil(timeout: Duration = .seconds(20), _ condition: () async -> Bool,
 func usersJSON(_ version: Int) -> String {
     #"[{"id":1,"name":"v\#(version)"}]"#
 }
+
+/// Serves `path` as users named `v1`, `v2`, … (one version per request served), with `headers`.
+func serveVersions(_ world: CacheWorld, _ path: String, headers: HTTPHeaders = [:]) {
+    let version = Counter()
+    world.server.route("GET", path) { _ in
+        var response = TestResponse.json(usersJSON(version.increment()))
+        for field in headers { response = response.withHeader(field.name, field.value) }
+        return response
+    }
+}
