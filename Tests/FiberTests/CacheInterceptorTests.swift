@@ -23,12 +23,20 @@ import Testing
         #expect(cache.value(for: "c", now: .seconds(3)) == 3)
     }
 
-    @Test func evictsExpiredBeforeRecent() {
+    @Test func restoringRefreshesAndReusesSlots() {
         var cache = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 2)
-        cache.store(1, for: "old", now: .zero)
-        cache.store(2, for: "new", now: .seconds(5))
-        _ = cache.value(for: "old", now: .seconds(6))
-        #expect(cache.store(3, for: "newest", now: .seconds(11)) == "old")
+        cache.store(1, for: "a", now: .zero)
+        cache.store(2, for: "b", now: .zero)
+        cache.store(10, for: "a", now: .seconds(5))  // a: new value, fresh until 15, most recent
+        #expect(cache.count == 2)
+        #expect(cache.store(3, for: "c", now: .seconds(6)) == "b")
+        #expect(cache.value(for: "a", now: .seconds(14)) == 10)
+        #expect(cache.value(for: "c", now: .seconds(16)) == nil)  // expired and dropped
+        #expect(cache.count == 1)
+        cache.removeAll { $0 == "a" }
+        #expect(cache.count == 0)
+        for i in 0..<100 { cache.store(i, for: "k\(i)", now: .seconds(20)) }
+        #expect(cache.count == 2 && cache.value(for: "k99", now: .seconds(21)) == 99 && cache.value(for: "k98", now: .seconds(21)) == 98)
     }
 
     @Test func zeroCapacityOrTTLStoresNothing() {

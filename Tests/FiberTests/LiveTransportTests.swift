@@ -32,6 +32,24 @@ import Testing
         }
     }
 
+    /// The pipeline runs on the event loop that carries the request (no hop to reach the socket).
+    @Test func interceptorsRunOnTheTransportsLoop() async throws {
+        try await withLiveServer { server, transport in
+            server.route("/", respond: .ok("x"))
+            let loops = Locked<[ObjectIdentifier?]>([])
+            let probe = AnyInterceptor("probe") { request, next in
+                loops.withLock { $0.append(EventLoop.current.map(ObjectIdentifier.init)) }
+                let response = try await next(request)
+                loops.withLock { $0.append(EventLoop.current.map(ObjectIdentifier.init)) }
+                return response
+            }
+            let fiber = Fiber(server.baseURL) { $0.transport = transport; $0.interceptors = [probe] }
+            try await fiber.get("/")
+            let seen = loops.withLock { $0 }
+            #expect(seen.count == 2 && seen[0] != nil && seen[0] == seen[1])
+        }
+    }
+
     @Test func deadlineIsATimeout() async throws {
         try await withLiveServer { server, transport in
             server.route("/silent", respond: .fault(.silent))

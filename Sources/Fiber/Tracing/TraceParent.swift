@@ -15,7 +15,7 @@ enum TraceParent {
 
     static func w3cTraceID(_ traceID: String) -> String {
         let hex = traceID.lowercased().filter { $0 != "-" }
-        if hex.count == 32, hex.allSatisfy(\.isHexDigit), hex != String(repeating: "0", count: 32) { return hex }
+        if hex.count == 32, hex.allSatisfy(\.isHexDigit), hex.contains(where: { $0 != "0" }) { return hex }
         return SHA256.hash(data: Data(traceID.utf8)).prefix(16).map { byte in
             String(byte, radix: 16).leftPadded(to: 2)
         }.joined()
