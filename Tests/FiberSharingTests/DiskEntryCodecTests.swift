@@ -71,4 +71,37 @@ import Testing
         #expect(cache.count == 0)
         #expect(cache.removeOldest() == nil)
     }
+
+    @Test func agreesWithANaiveModelOverRandomOperations() {
+        var cache = LRUCache<Int>()
+        var model: [(key: String, value: Int)] = []  // least recently used first
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for step in 0..<5_000 {
+            let key = "k\(next(12))"
+            switch next(5) {
+            case 0, 1:
+                cache.set(step, for: key)
+                model.removeAll { $0.key == key }
+                model.append((key, step))
+            case 2:
+                let expected = model.firstIndex { $0.key == key }.map { model.remove(at: $0) }
+                if let expected { model.append(expected) }
+                #expect(cache.value(for: key) == expected?.value)
+            case 3:
+                let limit = next(10)
+                let evicted = cache.evict(toCount: limit)
+                let expected = model.prefix(max(0, model.count - limit)).map(\.key)
+                model.removeFirst(expected.count)
+                #expect(evicted == expected)
+            default:
+                let expected = model.firstIndex { $0.key == key }.map { model.remove(at: $0).value }
+                #expect(cache.remove(key) == expected)
+            }
+            #expect(cache.count == model.count)
+        }
+    }
 }
