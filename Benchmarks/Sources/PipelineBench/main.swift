@@ -4,6 +4,9 @@ import FiberRuntime
 import HTTPBenchKit
 import Logging
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The cost of Fiber's interceptor pipeline (issue 5), run by `Scripts/bench-pipeline`:
 // the same keep-alive GETs through `Fiber.send` over the real transport, with no
@@ -21,7 +24,10 @@ if let i = arguments.firstIndex(of: "--pipeline"), i + 1 < arguments.count {
     pipeline = arguments[i + 1]
     arguments.removeSubrange(i...(i + 1))
 }
-guard pipeline == "none" || pipeline == "seven" else { HTTPBench.die("--pipeline takes none or seven") }
+let names = ["auth", "retry", "rateLimit", "cache", "encryption", "logging", "metrics"]
+guard pipeline == "none" || pipeline == "seven" || names.contains(pipeline) else {
+    HTTPBench.die("--pipeline takes none, seven, or one of \(names.joined(separator: ", "))")
+}
 let options = HTTPBenchOptions.parse(arguments)
 
 func sevenInterceptors() -> [any Interceptor] {
@@ -44,7 +50,8 @@ configuration.maxConnectionsPerHost = options.concurrency
 let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
 let fiber = Fiber(options.url) {
     $0.transport = transport
-    $0.interceptors = pipeline == "seven" ? sevenInterceptors() : []
+    // `--pipeline auth` (…) keeps one of the seven, to see what each costs.
+    $0.interceptors = pipeline == "none" ? [] : sevenInterceptors().filter { pipeline == "seven" || $0.name == pipeline }
 }
 let counter = Atomic<Int>(0)
 let base = FiberRequest(url: options.url)
@@ -55,7 +62,20 @@ let bench = HTTPBench(client: "fiber-\(pipeline)", options: options, executor: g
     guard response.statusCode == 200 else { throw PipelineBenchError.status(response.statusCode) }
     return response.data.count
 }
+// CPU time per request (user + system, the whole process, every request the run sent):
+// on a shared machine it moves far less than requests per second, which another
+// process's load on the client's CPU bends at will.
+func cpuMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func micros(_ t: timeval) -> Double { Double(t.tv_sec) * 1e6 + Double(t.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}
+let cpuBefore = cpuMicroseconds()
 await bench.run()
+let sent = counter.load(ordering: .relaxed)
+print("PIPELINE_CPU {\"client\":\"fiber-\(pipeline)\",\"concurrency\":\(options.concurrency),"
+      + "\"requests\":\(sent),\"cpu_us_per_request\":\((cpuMicroseconds() - cpuBefore) / Double(max(sent, 1)))}")
 
 await transport.shutdown()
 do {
