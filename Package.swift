@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Fiber", targets: ["Fiber"]),
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
         .library(name: "FiberLoad", targets: ["FiberLoad"]),
+        .library(name: "FiberSharing", targets: ["FiberSharing"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -61,6 +62,10 @@ let package = Package(
             "FiberRuntime", "Fiber", "FiberTesting", "FiberLoad", "FiberCommandLine",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .target(
+            name: "FiberSharing",
+            dependencies: ["Fiber", "FiberRuntime", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -83,6 +88,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
+        .testTarget(name: "FiberSharingTests", dependencies: ["FiberSharing", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,258 @@
+import FiberRuntime
+import Foundation
+
+// The HTTP caching rules of RFC 9111 as pure values, shared by every cache of
+// Fiber (FiberSharing's `SharedCacheStore`, and the core `CacheInterceptor`
+// when it adopts them). Nothing here reads a clock or does I/O: times are
+// passed in, so the rules are tested without sockets or sleeps.
+//
+//   response ──► HTTPCacheRules.canStore ──► HTTPCacheRules.freshness ──► CacheFreshness
+//                                                         (stored with the entry)
+//   later use ──► CacheFreshness.state(at: now) ──► fresh │ stale (serve, revalidate) │ expired (revalidate first)
+
+/// The directives of a `Cache-Control` field (RFC 9111 §5.2), parsed leniently:
+/// unknown directives are ignored, a malformed number is as if absent.
+public struct CacheControl: Sendable, Equatable {
+    /// `max-age=N`: seconds the response stays fresh (a request: the oldest response it accepts).
+    public var maxAge: Int?
+    /// `s-maxage=N`: `max-age` for shared caches.
+    public var sharedMaxAge: Int?
+    /// `no-store`: never store the request or the response.
+    public var noStore = false
+    /// `no-cache`: a stored response must be revalidated before every use.
+    public var noCache = false
+    /// `must-revalidate`: once stale, the response is never used without revalidation.
+    public var mustRevalidate = false
+    /// `private`: for one user; a shared cache must not store it.
+    public var isPrivate = false
+    /// `public`: any cache may store it, even for an authenticated request.
+    public var isPublic = false
+    /// `stale-while-revalidate=N` (RFC 5861): seconds a stale response may be served while it is revalidated.
+    public var staleWhileRevalidate: Int?
+
+    /// No directives.
+    public init() {}
+
+    /// The directives of every `Cache-Control` field of `headers`.
+    public init(headers: HTTPHeaders) {
+        self.init(headers.values(name: "Cache-Control").joined(separator: ","))
+    }
+
+    /// The directives of one `Cache-Control` value such as `max-age=60, must-revalidate`.
+    public init(_ value: String) {
+        for part in value.split(separator: ",") {
+            let pieces = part.split(separator: "=", maxSplits: 1)
+            guard let rawName = pieces.first else { continue }
+            let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+            let argument = pieces.count > 1
+                ? pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                : nil
+            let seconds = argument.flatMap { Int($0) }.map { max(0, $0) }
+            switch name {
+            case "max-age": maxAge = seconds
+            case "s-maxage": sharedMaxAge = seconds
+            case "no-store": noStore = true
+            case "no-cache": noCache = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "private": isPrivate = true
+            case "public": isPublic = true
+            case "stale-while-revalidate": staleWhileRevalidate = seconds
+            default: continue
+            }
+        }
+    }
+}
+
+/// Where a stored response stands at a given time.
+public enum CacheFreshnessState: Sendable, Equatable {
+    /// Usable as is.
+    case fresh
+    /// Past its lifetime but inside the stale-while-revalidate window: serve it and revalidate in the background.
+    case stale
+    /// Not usable without revalidation (a conditional request, if it has validators).
+    case expired
+}
+
+/// The freshness of one stored response: when it arrived, how old it was then,
+/// how long it stays fresh and how long after that it may still be served while
+/// it is revalidated. Stored with the entry (it is `Codable`).
+public struct CacheFreshness: Sendable, Codable, Equatable {
+    /// When the response was received (RFC 9111 `response_time`).
+    public var responseTime: Date
+    /// Its age on arrival, seconds (`corrected_initial_age`: `Age` plus the request's round trip).
+    public var initialAge: TimeInterval
+    /// Seconds it is fresh, counted in age (`freshness_lifetime`).
+    public var lifetime: TimeInterval
+    /// Seconds past `lifetime` during which it may be served while revalidating.
+    public var staleWhileRevalidate: TimeInterval
+
+    /// A freshness from its parts.
+    public init(responseTime: Date, initialAge: TimeInterval = 0, lifetime: TimeInterval,
+                staleWhileRevalidate: TimeInterval = 0) {
+        self.responseTime = responseTime
+        self.initialAge = max(0, initialAge)
+        self.lifetime = max(0, lifetime)
+        self.staleWhileRevalidate = max(0, staleWhileRevalidate)
+    }
+
+    /// The response's current age at `now`, seconds (RFC 9111 §4.2.3).
+    public func age(at now: Date) -> TimeInterval {
+        initialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    /// Fresh while the age is below the lifetime; stale inside the window after it; expired beyond.
+    public func state(at now: Date) -> CacheFreshnessState {
+        let age = age(at: now)
+        if age < lifetime { return .fresh }
+        if age < lifetime + staleWhileRevalidate { return .stale }
+        return .expired
+    }
+}
+
+/// RFC 9111's decisions for one cache: what may be stored, and for how long it
+/// is fresh. `defaultLifetime` and `defaultStaleWhileRevalidate` apply when
+/// the response says nothing (the client's policy, RFC 9111 §4.2.2's heuristic);
+/// what the server says wins.
+public struct HTTPCacheRules: Sendable, Equatable {
+    /// Seconds a response without an explicit lifetime (`max-age`, `Expires`) stays fresh.
+    public var defaultLifetime: TimeInterval
+    /// Seconds of stale-while-revalidate when the response has no such directive.
+    public var defaultStaleWhileRevalidate: TimeInterval
+    /// A shared cache (serving several users) refuses `private` responses and
+    /// responses to authenticated requests, and prefers `s-maxage`.
+    public var isShared: Bool
+
+    /// Statuses that may be stored without explicit freshness (RFC 9110 §15.1), partial content aside.
+    static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Rules with the client's defaults; a private cache unless `isShared`.
+    public init(defaultLifetime: TimeInterval, defaultStaleWhileRevalidate: TimeInterval = 0, isShared: Bool = false) {
+        self.defaultLifetime = defaultLifetime
+        self.defaultStaleWhileRevalidate = defaultStaleWhileRevalidate
+        self.isShared = isShared
+    }
+
+    /// Whether the response to a request may be stored (RFC 9111 §3): a GET or
+    /// HEAD, a cacheable status, no `no-store` on either side, no `Vary: *`;
+    /// for a shared cache, not `private`, and not for an `Authorization`
+    /// request unless `public`, `s-maxage` or `must-revalidate` allow it.
+    public func canStore(method: HTTPMethod, statusCode: Int, requestHeaders: HTTPHeaders,
+                         responseHeaders: HTTPHeaders) -> Bool {
+        guard method == .get || method == .head, Self.cacheableStatuses.contains(statusCode) else { return false }
+        let response = CacheControl(headers: responseHeaders)
+        guard !response.noStore, !CacheControl(headers: requestHeaders).noStore else { return false }
+        guard Self.varyNames(responseHeaders) != nil else { return false }
+        if isShared {
+            if response.isPrivate { return false }
+            if requestHeaders.contains(name: "Authorization"),
+               !(response.isPublic || response.sharedMaxAge != nil || response.mustRevalidate) { return false }
+        }
+        return true
+    }
+
+    /// The freshness of a response requested at `requestTime` and received at
+    /// `responseTime` (RFC 9111 §4.2): lifetime from `s-maxage` (shared
+    /// caches), `max-age`, `Expires` − `Date`, else `defaultLifetime`; zero
+    /// with `no-cache`. The stale window is the response's
+    /// `stale-while-revalidate`, else the default, and none with
+    /// `must-revalidate` or `no-cache`. The initial age counts `Age`, the
+    /// round trip and the `Date` header.
+    public func freshness(responseHeaders: HTTPHeaders, requestTime: Date, responseTime: Date) -> CacheFreshness {
+        let control = CacheControl(headers: responseHeaders)
+        let date = responseHeaders.first(name: "Date").flatMap(HTTPDate.parse)
+        var lifetime = defaultLifetime
+        if isShared, let shared = control.sharedMaxAge {
+            lifetime = TimeInterval(shared)
+        } else if let maxAge = control.maxAge {
+            lifetime = TimeInterval(maxAge)
+        } else if let expires = responseHeaders.first(name: "Expires") {
+            // An invalid Expires (such as "0") means already expired.
+            let expiry = HTTPDate.parse(expires)
+            lifetime = expiry.map { max(0, $0.timeIntervalSince(date ?? responseTime)) } ?? 0
+        }
+        var window = control.staleWhileRevalidate.map(TimeInterval.init) ?? defaultStaleWhileRevalidate
+        if control.noCache {
+            lifetime = 0
+            window = 0
+        }
+        if control.mustRevalidate { window = 0 }
+        let ageValue = responseHeaders.first(name: "Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let delay = max(0, responseTime.timeIntervalSince(requestTime))
+        let apparent = date.map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
+        let initialAge = max(apparent, TimeInterval(max(0, ageValue)) + delay)
+        return CacheFreshness(responseTime: responseTime, initialAge: initialAge, lifetime: lifetime,
+                              staleWhileRevalidate: window)
+    }
+
+    /// True when the request itself asks to bypass stored responses
+    /// (`Cache-Control: no-cache` or `max-age=0`, or `Pragma: no-cache`).
+    public func requestRequiresValidation(_ requestHeaders: HTTPHeaders) -> Bool {
+        let control = CacheControl(headers: requestHeaders)
+        return control.noCache || control.maxAge == 0 || requestHeaders.containsToken("no-cache", in: "Pragma")
+    }
+
+    /// The lowercased request header names a response varies on, sorted; nil for `Vary: *` (matches nothing).
+    public static func varyNames(_ responseHeaders: HTTPHeaders) -> [String]? {
+        var names: Set<String> = []
+        for value in responseHeaders.values(name: "Vary") {
+            for name in value.split(separator: ",") {
+                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                if trimmed == "*" { return nil }
+                if !trimmed.isEmpty { names.insert(trimmed) }
+            }
+        }
+        return names.sorted()
+    }
+
+    /// The values of `names` in `requestHeaders` (all values joined by `, `;
+    /// absent fields as nil), which a later request must repeat to be served
+    /// this response (RFC 9111 §4.1).
+    public static func varySnapshot(names: [String], requestHeaders: HTTPHeaders) -> [String: String?] {
+        var snapshot: [String: String?] = [:]
+        for name in names {
+            let values = requestHeaders.values(name: name)
+            snapshot[name] = values.isEmpty ? String?.none : values.joined(separator: ", ")
+        }
+        return snapshot
+    }
+
+    /// The stored headers updated by a `304 Not Modified` (RFC 9111 §3.2): its
+    /// fields replace those of the same name; framing fields are kept.
+    public static func merging(_ stored: HTTPHeaders, with notModified: HTTPHeaders) -> HTTPHeaders {
+        let kept: Set<String> = ["content-length", "transfer-encoding", "content-encoding", "content-range"]
+        var merged = stored
+        let replaced = Set(notModified.map { $0.name.lowercased() }).subtracting(kept)
+        for name in replaced { merged.remove(name: name) }
+        for field in notModified where replaced.contains(field.name.lowercased()) {
+            merged.add(name: field.name, value: field.value)
+        }
+        return merged
+    }
+}
+
+/// RFC 9110's preferred date format (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), parsed without a formatter.
+enum HTTPDate {
+    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// The date, or nil if `text` is not an IMF-fixdate.
+    static func parse(_ text: String) -> Date? {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
+              let month = months.firstIndex(of: parts[2].lowercased()) else { return nil }
+        let time = parts[4].split(separator: ":").compactMap { Int($0) }
+        guard time.count == 3, (1...31).contains(day), (0...23).contains(time[0]), (0...59).contains(time[1]),
+              (0...60).contains(time[2]) else { return nil }
+        let days = daysFromCivil(year: year, month: month + 1, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + time[0] * 3_600 + time[1] * 60 + time[2]))
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

@@ -1,0 +1,107 @@
+import Fiber
+@testable import FiberSharing
+import Foundation
+import Testing
+
+/// The disk format: round trips, and every damaged form is refused.
+@Suite struct DiskEntryCodecTests {
+    let entry = CacheEntry(
+        key: "GET:/users?page=2 0123456789abcdef", body: Data(#"[{"id":1,"name":"a"}]"#.utf8), statusCode: 200,
+        headers: ["ETag": "\"v1\"", "Vary": "Accept"],
+        freshness: CacheFreshness(responseTime: Date(timeIntervalSince1970: 1_000), initialAge: 3, lifetime: 60,
+                                  staleWhileRevalidate: 5),
+        storageMode: .memoryAndDisk, vary: ["accept": "application/json", "x-none": String?.none])
+
+    @Test func roundTrips() throws {
+        let decoded = try DiskEntryCodec.decode(try DiskEntryCodec.encode(entry))
+        #expect(decoded == entry)
+        #expect(decoded.etag == "\"v1\"")
+    }
+
+    @Test func everyTruncationIsRefused() throws {
+        let bytes = try DiskEntryCodec.encode(entry)
+        for length in 0..<bytes.count {
+            #expect(throws: DiskEntryCodec.DecodeError.self) { try DiskEntryCodec.decode(bytes.prefix(length)) }
+        }
+    }
+
+    @Test func everyFlippedByteIsRefused() throws {
+        let bytes = try DiskEntryCodec.encode(entry)
+        for index in stride(from: 0, to: bytes.count, by: 3) {
+            var damaged = bytes
+            damaged[index] ^= 0x41
+            #expect(throws: DiskEntryCodec.DecodeError.self) { try DiskEntryCodec.decode(damaged) }
+        }
+    }
+
+    @Test func extraBytesAndOtherVersionsAreRefused() throws {
+        var longer = try DiskEntryCodec.encode(entry)
+        longer.append(0)
+        #expect(throws: DiskEntryCodec.DecodeError.lengthMismatch) { try DiskEntryCodec.decode(longer) }
+        var other = try DiskEntryCodec.encode(entry)
+        other[4] = 9
+        #expect(throws: DiskEntryCodec.DecodeError.unsupportedVersion(9)) { try DiskEntryCodec.decode(other) }
+        #expect(throws: DiskEntryCodec.DecodeError.badMagic) { try DiskEntryCodec.decode(Data(repeating: 0, count: 64)) }
+    }
+
+    @Test func fileNamesAreHashesWhateverTheKey() {
+        for key in ["../../etc/passwd", "GET:/a b?c=d/e", "", String(repeating: "x", count: 10_000), "nul\0byte"] {
+            let name = DiskCache.fileName(for: key)
+            #expect(name.count == 64 + ".entry".count)
+            #expect(name.allSatisfy { "0123456789abcdef.entry".contains($0) })
+        }
+        #expect(DiskCache.fileName(for: "a") != DiskCache.fileName(for: "b"))
+    }
+}
+
+/// The LRU map under both tiers.
+@Suite struct LRUCacheTests {
+    @Test func evictsTheLeastRecentlyUsed() {
+        var cache = LRUCache<Int>()
+        cache.set(1, for: "a")
+        cache.set(2, for: "b")
+        cache.set(3, for: "c")
+        _ = cache.value(for: "a")
+        #expect(cache.evict(toCount: 2) == ["b"])
+        #expect(cache.peek("a") == 1 && cache.peek("c") == 3)
+        cache.set(4, for: "d")
+        #expect(cache.evict(toCount: 1).sorted() == ["a", "c"])
+        #expect(cache.keys == ["d"])
+        #expect(cache.removeAll { $0 == "d" } == ["d"])
+        #expect(cache.count == 0)
+        #expect(cache.removeOldest() == nil)
+    }
+
+    @Test func agreesWithANaiveModelOverRandomOperations() {
+        var cache = LRUCache<Int>()
+        var model: [(key: String, value: Int)] = []  // least recently used first
+        var seed: UInt64 = 42
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        for step in 0..<5_000 {
+            let key = "k\(next(12))"
+            switch next(5) {
+            case 0, 1:
+                cache.set(step, for: key)
+                model.removeAll { $0.key == key }
+                model.append((key, step))
+            case 2:
+                let expected = model.firstIndex { $0.key == key }.map { model.remove(at: $0) }
+                if let expected { model.append(expected) }
+                #expect(cache.value(for: key) == expected?.value)
+            case 3:
+                let limit = next(10)
+                let evicted = cache.evict(toCount: limit)
+                let expected = model.prefix(max(0, model.count - limit)).map(\.key)
+                model.removeFirst(expected.count)
+                #expect(evicted == expected)
+            default:
+                let expected = model.firstIndex { $0.key == key }.map { model.remove(at: $0).value }
+                #expect(cache.remove(key) == expected)
+            }
+            #expect(cache.count == model.count)
+        }
+    }
+}
