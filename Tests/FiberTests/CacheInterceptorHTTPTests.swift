@@ -1,0 +1,133 @@
+@testable import Fiber
+import FiberRuntime
+import FiberTesting
+import Foundation
+import Testing
+
+/// The core `CacheInterceptor` honours RFC 9111: what the server says about
+/// freshness, storing, revalidation and variants wins over the TTL.
+@Suite struct CacheInterceptorHTTPTests {
+    static func stub(_ body: String, _ headers: HTTPHeaders, status: Int = 200) -> StubResponse {
+        StubResponse(statusCode: status, headers: headers, body: Data(body.utf8))
+    }
+
+    @Test func maxAgeOverridesTheTTLAndAgeIsReported() async throws {
+        let clock = TestClock()
+        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        let calls = Counter()
+        mock.stub { _ in Self.stub("v\(calls.increment())", ["Cache-Control": "max-age=10"]) }
+        _ = try await fiber.get("/a")
+        clock.advance(by: .seconds(4))
+        let hit = try await fiber.get("/a")
+        #expect(hit.text == "v1" && hit.header("Age") == "4")
+        clock.advance(by: .seconds(7))
+        let refetched = try await fiber.get("/a")
+        #expect(refetched.text == "v2")
+        #expect(mock.requests.count == 2)
+    }
+
+    @Test func noStoreAndNoCacheAreHonoured() async throws {
+        let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        let calls = Counter()
+        mock.stub { request in
+            let n = calls.increment()
+            return request.url?.path == "/secret" ? Self.stub("s\(n)", ["Cache-Control": "no-store"])
+                : Self.stub("n\(n)", ["Cache-Control": "no-cache", "ETag": "\"e1\""])
+        }
+        _ = try await fiber.get("/secret")
+        _ = try await fiber.get("/secret")
+        let stored = await cache.count
+        #expect(mock.requests.count == 2 && stored == 0)
+        // no-cache: stored, but every use is revalidated.
+        _ = try await fiber.get("/nc")
+        _ = try await fiber.get("/nc")
+        #expect(mock.requests.count == 4)
+        #expect(mock.lastRequest?.value(forHTTPHeaderField: "If-None-Match") == "\"e1\"")
+    }
+
+    @Test func expiredEntryIsRevalidatedAnd304KeepsTheBody() async throws {
+        let clock = TestClock()
+        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stub { request in
+            request.value(forHTTPHeaderField: "If-None-Match") == "\"v1\""
+                ? Self.stub("", ["Cache-Control": "max-age=60", "X-Checked": "yes"], status: 304)
+                : Self.stub("body", ["Cache-Control": "max-age=60", "ETag": "\"v1\"", "X-Checked": "no"])
+        }
+        _ = try await fiber.get("/doc")
+        clock.advance(by: .seconds(61))
+        let revalidated = try await fiber.get("/doc")
+        #expect(revalidated.statusCode == 200 && revalidated.text == "body")
+        #expect(revalidated.header("X-Checked") == "yes", "the 304's headers update the stored ones")
+        #expect(mock.requests.count == 2)
+        // Fresh again for another minute.
+        clock.advance(by: .seconds(30))
+        let fresh = try await fiber.get("/doc")
+        #expect(fresh.text == "body")
+        #expect(mock.requests.count == 2)
+    }
+
+    @Test func requestNoCacheForcesRevalidation() async throws {
+        let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stub { _ in Self.stub("x", ["ETag": "\"1\""]) }
+        _ = try await fiber.get("/r")
+        _ = try await fiber.get("/r", headers: ["Cache-Control": "no-cache"])
+        #expect(mock.requests.count == 2)
+        #expect(mock.lastRequest?.value(forHTTPHeaderField: "If-None-Match") == "\"1\"")
+    }
+
+    @Test func varyKeepsVariantsApart() async throws {
+        let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        mock.stub { request in
+            request.url?.path == "/star" ? Self.stub("any", ["Vary": "*"])
+                : Self.stub(request.value(forHTTPHeaderField: "Accept-Language") ?? "none", ["Vary": "Accept-Language"])
+        }
+        #expect(try await fiber.get("/v", headers: ["Accept-Language": "fr"]).text == "fr")
+        #expect(try await fiber.get("/v", headers: ["Accept-Language": "fr"]).text == "fr")
+        #expect(mock.requests.count == 1)
+        #expect(try await fiber.get("/v", headers: ["Accept-Language": "de"]).text == "de")
+        #expect(mock.requests.count == 2)
+        _ = try await fiber.get("/star")
+        _ = try await fiber.get("/star")
+        #expect(mock.requests.count == 4, "Vary: * is never served from the cache")
+    }
+
+    @Test func staleWhileRevalidateAnswersAtOnceAndRefreshesOnce() async throws {
+        let clock = TestClock()
+        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        let calls = Counter()
+        mock.stub { _ in Self.stub("v\(calls.increment())", ["Cache-Control": "max-age=10, stale-while-revalidate=60"]) }
+        _ = try await fiber.get("/swr")
+        clock.advance(by: .seconds(20))
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<20 { group.addTask { try await fiber.get("/swr").text } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0 == "v1" }, "stale answers at once")
+        try await waitUntil { calls.count == 2 }
+        try await waitUntil { (try? await fiber.get("/swr").text) == "v2" }
+        #expect(calls.count == 2, "one background refresh for twenty stale hits")
+    }
+
+    @Test func revalidationAgainstTheRealServer() async throws {
+        try await withLiveServer { server, transport in
+            server.route("/etag") { request in
+                request.header("If-None-Match") == "\"abc\""
+                    ? TestResponse(status: 304, headers: ["ETag": "\"abc\"", "Cache-Control": "max-age=0"])
+                    : TestResponse(status: 200, headers: ["ETag": "\"abc\"", "Cache-Control": "max-age=0"], body: .bytes(Array("payload".utf8)))
+            }
+            let fiber = Fiber(baseURL: URL(string: server.baseURL)!, interceptors: [CacheInterceptor(ttl: 300)], transport: transport)
+            #expect(try await fiber.get("/etag").text == "payload")
+            let second = try await fiber.get("/etag")
+            #expect(second.statusCode == 200 && second.text == "payload")
+            let requests = server.recordedRequests()
+            #expect(requests.count == 2)
+            #expect(requests.last?.header("If-None-Match") == "\"abc\"")
+        }
+    }
+}
