@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "FiberRuntime", targets: ["FiberRuntime"]),
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
+        .library(name: "FiberWebSocket", targets: ["FiberWebSocket"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -29,7 +30,11 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime"]),
+        .target(
+            name: "FiberWebSocket",
+            dependencies: ["FiberRuntime", "CZlib", "COpenSSL", .product(name: "DequeModule", package: "swift-collections")]
+        ),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "FiberWebSocket"]),
         .executableTarget(name: "fiber", dependencies: ["FiberRuntime", "FiberTesting"]),
         .testTarget(
             name: "FiberRuntimeTests",
@@ -37,6 +42,7 @@ let package = Package(
         ),
         .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberWebSocketTests", dependencies: ["FiberWebSocket", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
