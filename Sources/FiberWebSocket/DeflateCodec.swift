@@ -5,13 +5,13 @@ import CZlib
 /// Each message is flushed with `Z_SYNC_FLUSH` and loses the trailing
 /// `00 00 FF FF` (RFC 7692 §7.2.1). The stream is created on first use, so
 /// idle connections hold no zlib state (about 256 KiB each).
-final class DeflateCompressor {
+package final class DeflateCompressor {
     private var stream = z_stream()
     private var started = false
     private let windowBits: Int32
     private let resetEachMessage: Bool
 
-    init(windowBits: Int, noContextTakeover: Bool) {
+    package init(windowBits: Int, noContextTakeover: Bool) {
         // zlib cannot make a raw stream with an 8-bit window; 9 is its smallest.
         self.windowBits = Int32(max(9, windowBits))
         self.resetEachMessage = noContextTakeover
@@ -22,7 +22,7 @@ final class DeflateCompressor {
     /// The compressed message, without its sync-flush tail.
     ///
     /// - Throws: `WebSocketError` `.protocolViolation` if zlib fails (it should not).
-    func compress(_ input: [UInt8]) throws(WebSocketError) -> [UInt8] {
+    package func compress(_ input: [UInt8]) throws(WebSocketError) -> [UInt8] {
         if !started {
             guard deflateInit2_(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -windowBits, 8, Z_DEFAULT_STRATEGY,
                                 ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -58,13 +58,13 @@ final class DeflateCompressor {
 
 /// Raw-deflate decompression of messages, bounded: it stops with 1009 past
 /// the message size limit, so a small frame cannot inflate without limit.
-final class DeflateDecompressor {
+package final class DeflateDecompressor {
     private var stream = z_stream()
     private var started = false
     private let resetEachMessage: Bool
     private var chunk: [UInt8] = []
 
-    init(noContextTakeover: Bool) { resetEachMessage = noContextTakeover }
+    package init(noContextTakeover: Bool) { resetEachMessage = noContextTakeover }
 
     deinit { if started { inflateEnd(&stream) } }
 
@@ -73,7 +73,7 @@ final class DeflateDecompressor {
     ///
     /// - Throws: `WebSocketError` `.protocolViolation` (1002) for corrupt data,
     ///   `.messageTooBig` (1009) once `output` would pass `limit`.
-    func inflate(_ input: [UInt8], last: Bool, into output: inout [UInt8], limit: Int) throws(WebSocketError) {
+    package func inflate(_ input: [UInt8], last: Bool, into output: inout [UInt8], limit: Int) throws(WebSocketError) {
         if !started {
             // A 15-bit window inflates any window the server may use.
             guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

@@ -58,7 +58,7 @@ extension WebSocketConnection {
                     throw WebSocketError(.upgradeFailed, "the server refused the upgrade with \(head.status) \(head.reason)",
                                          status: head.status, body: body)
                 }
-                let negotiated = try handshake.validate(head)
+                let negotiated = try handshake.validate(status: head.status, headers: head.headers)
                 return Opened(transport: transport, negotiated: negotiated, leftover: Array(chunk[consumed...]))
             }
         } catch {

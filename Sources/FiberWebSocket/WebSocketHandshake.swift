@@ -69,14 +69,13 @@ public struct WebSocketHandshake: Sendable {
         }
     }
 
-    /// Checks a `101` head and returns what was negotiated.
+    /// Checks a `101` answer's status and headers and returns what was negotiated.
     ///
     /// - Throws: `WebSocketError` `.handshakeFailed` for a wrong `Upgrade`,
     ///   `Connection` or `Sec-WebSocket-Accept`, a subprotocol not offered, or
     ///   an extension not offered or malformed.
-    public func validate(_ head: HTTP1Head) throws(WebSocketError) -> Negotiated {
-        guard head.status == 101 else { throw WebSocketError(.upgradeFailed, "status \(head.status)", status: head.status) }
-        let headers = head.headers
+    public func validate(status: Int, headers: HTTPHeaders) throws(WebSocketError) -> Negotiated {
+        guard status == 101 else { throw WebSocketError(.upgradeFailed, "status \(status)", status: status) }
         guard headers.values(name: "Upgrade").contains(where: { $0.lowercased() == "websocket" }) else {
             throw WebSocketError(.handshakeFailed, "missing Upgrade: websocket")
         }
