@@ -127,15 +127,20 @@ public actor WebSocketConnection: FiberWebSocket {
     ///
     /// - Throws: the `WebSocketError` that ended the connection before it opened.
     func waitUntilOpen() async throws(WebSocketError) {
-        if shared.withLock({ $0.state }) != .connecting {
-            if case .some(.some(let error)) = finishedError { throw error }
-            if finishedError != nil, transport == nil {
-                throw WebSocketError(.notConnected, "closed before the handshake completed")
-            }
-            return
-        }
         do {
-            try await withCheckedThrowingContinuation { openWaiters.append($0) }
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                // Decided here, not before: the runtime may run other work on
+                // this actor (the handshake's end) before this body.
+                if case .some(.some(let error)) = finishedError {
+                    c.resume(throwing: error)
+                } else if transport != nil {
+                    c.resume()
+                } else if finishedError != nil {
+                    c.resume(throwing: WebSocketError(.notConnected, "closed before the handshake completed"))
+                } else {
+                    openWaiters.append(c)
+                }
+            }
         } catch {
             throw error as? WebSocketError ?? WebSocketError(.notConnected, "\(error)")
         }
@@ -234,9 +239,17 @@ public actor WebSocketConnection: FiberWebSocket {
         guard let transport else { return }
         let bytes = WebSocketFrameEncoder.encode(WebSocketFrame(opcode: opcode, payload: payload), maskKey: maskKeys.next())
         let previous = controlWrites
-        controlWrites = Task {
-            await previous?.value
-            try? await transport.write([bytes])
+        controlWrites = Task { await self.afterPrevious(previous, .write(bytes), on: transport) }
+    }
+
+    private enum ControlStep { case write([UInt8]), close }
+
+    /// Performs `step` on the loop once the earlier control step has finished.
+    private func afterPrevious(_ previous: Task<Void, Never>?, _ step: ControlStep, on transport: WebSocketTransport) async {
+        await previous?.value
+        switch step {
+        case .write(let bytes): try? await transport.write([bytes])
+        case .close: transport.close()
         }
     }
 
@@ -279,10 +292,7 @@ public actor WebSocketConnection: FiberWebSocket {
                 guard let transport else { continue }
                 // After the queued control frames (the close frame) have left.
                 let previous = controlWrites
-                controlWrites = Task {
-                    await previous?.value
-                    transport.close()
-                }
+                controlWrites = Task { await self.afterPrevious(previous, .close, on: transport) }
             case .finish(let code, let reason, let error):
                 finish(code: code, reason: reason, error: error)
             }
@@ -302,6 +312,11 @@ public actor WebSocketConnection: FiberWebSocket {
         openWaiters = []
         keepAlive = nil
     }
+
+    /// Message bytes received and not yet consumed from `events`.
+    nonisolated var bufferedEventBytes: Int { buffer.bufferedBytes }
+    /// True while reading is paused for backpressure.
+    var isReadingPaused: Bool { readingPaused }
 
     // MARK: Keep-alive
 

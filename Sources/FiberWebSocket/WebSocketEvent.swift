@@ -1,6 +1,6 @@
 /// What a WebSocket reports, in order: `.connected` once, messages, then
 /// `.disconnected` once (preceded by `.error` when it failed). The stream ends after `.disconnected`.
-public enum WebSocketEvent: Sendable {
+public enum WebSocketEvent: Sendable, Hashable {
     /// The opening handshake succeeded.
     case connected
     /// A whole message arrived.

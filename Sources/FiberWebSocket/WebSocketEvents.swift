@@ -11,7 +11,7 @@ public struct WebSocketEvents: AsyncSequence, Sendable {
 
     let buffer: EventBuffer
 
-    init(buffer: EventBuffer) { self.buffer = buffer }
+    package init(buffer: EventBuffer) { self.buffer = buffer }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
 
@@ -24,7 +24,7 @@ public struct WebSocketEvents: AsyncSequence, Sendable {
 }
 
 /// The queue behind `WebSocketEvents`: producers on a loop, one consumer anywhere.
-final class EventBuffer: Sendable {
+package final class EventBuffer: Sendable {
     private struct State {
         var queue = Deque<WebSocketEvent>()
         var bytes = 0
@@ -39,7 +39,7 @@ final class EventBuffer: Sendable {
     let highWatermark: Int
     let lowWatermark: Int
 
-    init(highWatermark: Int = 1024 * 1024, lowWatermark: Int = 256 * 1024) {
+    package init(highWatermark: Int = 1024 * 1024, lowWatermark: Int = 256 * 1024) {
         self.highWatermark = highWatermark
         self.lowWatermark = lowWatermark
     }
@@ -49,7 +49,7 @@ final class EventBuffer: Sendable {
 
     /// Queues `event`; true when the producer should pause until `onResume`.
     @discardableResult
-    func yield(_ event: WebSocketEvent) -> Bool {
+    package func yield(_ event: WebSocketEvent) -> Bool {
         let size = Self.size(of: event)
         let (waiter, pause): (CheckedContinuation<WebSocketEvent?, Never>?, Bool) = state.withLock { s in
             guard !s.finished else { return (nil, false) }
@@ -80,7 +80,7 @@ final class EventBuffer: Sendable {
     }
 
     /// Ends the sequence after the queued events.
-    func finish() {
+    package func finish() {
         let (waiter, demand) = state.withLock { s in
             s.finished = true
             defer { s.waiter = nil; s.demandWaiters = [] }
@@ -93,7 +93,7 @@ final class EventBuffer: Sendable {
     var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Message bytes queued and not yet consumed.
-    var bufferedBytes: Int { state.withLock { $0.bytes } }
+    package var bufferedBytes: Int { state.withLock { $0.bytes } }
 
     func next() async -> WebSocketEvent? {
         if let ready = takeIfReady() { return ready.event }
