@@ -73,6 +73,13 @@ public final class TestWebSocketServer: Sendable {
         frameSink.finish()
     }
 
+    /// Waits until every connection open now has ended by itself (its client
+    /// left): then every frame the clients sent is in `clientFrames`.
+    public func waitForConnectionsToEnd() async {
+        let tasks = state.withLock { Array($0.tasks.values) }
+        for task in tasks { await task.value }
+    }
+
     /// Closes every open connection at once (FIN), as a server going away would.
     public func closeConnections() async {
         let streams = state.withLock { Array($0.streams.values) }

@@ -34,6 +34,7 @@ struct ConnectionTests {
         while let event = await iterator.next() { rest.append(event) }
         #expect(rest == [.disconnected(code: 1000, reason: "")])
         #expect(ws.state == .disconnected)
+        await server.waitForConnectionsToEnd()
         await server.shutdown()
         var frames: [WebSocketFrame] = []
         for await f in server.clientFrames { frames.append(f) }

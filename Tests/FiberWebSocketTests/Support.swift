@@ -33,6 +33,7 @@ func runScript(_ steps: [TestWebSocketServer.Step], handshake: TestWebSocketServ
     let server = try await TestWebSocketServer.start(behavior: .script(steps), handshake: handshake)
     let ws = WebSocketClient.connect(to: server.url, subprotocols: subprotocols, configuration: configuration)
     let events = await allEvents(ws)
+    await server.waitForConnectionsToEnd()
     await server.shutdown()
     var frames: [WebSocketFrame] = []
     for await frame in server.clientFrames { frames.append(frame) }
