@@ -9,12 +9,12 @@ import Glibc
 /// loop that collapsed throughput by two orders of magnitude in the runtime
 /// benchmark. A normal pthread mutex spins briefly and stays fast, so the
 /// loop's inbox, the one lock many threads contend for, uses this.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched while `mutex` is held.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
@@ -29,7 +29,7 @@ final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -1,5 +1,5 @@
+import FiberRuntime
 import FiberWebSocket
-import Synchronization
 
 /// An in-memory WebSocket: `pair()` returns two ends wired to each other,
 /// for testing code that takes a `FiberWebSocket` without a network.
@@ -13,7 +13,7 @@ public final class MockWebSocket: FiberWebSocket {
     /// This end's events: `.connected`, what the other end sent, `.disconnected`.
     public let events: WebSocketEvents
     let buffer = EventBuffer(highWatermark: .max, lowWatermark: .max)
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
 
     private struct Shared {
         var state = WebSocketState.connected
@@ -44,11 +44,12 @@ public final class MockWebSocket: FiberWebSocket {
     ///
     /// - Throws: `WebSocketError` `.notConnected` once closed.
     public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
-        let peer = try shared.withLock { s throws(WebSocketError) -> MockWebSocket? in
-            guard s.state == .connected else { throw WebSocketError(.notConnected, "the mock socket is closed") }
+        let peer = shared.withLock { s -> MockWebSocket?? in
+            guard s.state == .connected else { return nil }
             s.sent.append(message)
-            return s.peer
+            return .some(s.peer)
         }
+        guard let peer else { throw WebSocketError(.notConnected, "the mock socket is closed") }
         peer?.buffer.yield(.message(message))
     }
 

@@ -1,6 +1,5 @@
 import FiberRuntime
 import FiberWebSocket
-import Synchronization
 
 /// A loopback WebSocket server for tests, benchmarks and the demo, on the
 /// project's runtime: it answers the upgrade (`Handshake`), then echoes or
@@ -25,7 +24,7 @@ public final class TestWebSocketServer: Sendable {
     let handshake: Handshake
     let frameSink: AsyncStream<WebSocketFrame>.Continuation
     private let listener: SocketListener
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var tasks: [Int: Task<Void, Never>] = [:]

@@ -1,4 +1,4 @@
-import Synchronization
+import FiberRuntime
 
 /// A WebSocket that reconnects by itself after the connection ends, with
 /// the delays of a `ReconnectionStrategy`, and one `events` stream across
@@ -18,7 +18,7 @@ public final class ReconnectingWebSocket: FiberWebSocket {
     private let connect: @Sendable () -> any FiberWebSocket
     private let strategy: ReconnectionStrategy
     private let buffer = EventBuffer()
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
 
     private struct Shared {
         var current: (any FiberWebSocket)?

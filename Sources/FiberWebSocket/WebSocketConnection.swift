@@ -1,5 +1,4 @@
 import FiberRuntime
-import Synchronization
 
 /// A WebSocket client connection (RFC 6455, RFC 7692): an actor pinned to
 /// its event loop that owns the socket, frames messages, answers pings,
@@ -32,7 +31,7 @@ public actor WebSocketConnection: FiberWebSocket {
         var compression: PerMessageDeflate?
     }
 
-    private nonisolated let shared = Mutex(Shared())
+    private nonisolated let shared = Locked(Shared())
     private nonisolated let buffer: EventBuffer
     let configuration: WebSocketConfiguration
     private var transport: WebSocketTransport?

@@ -1,5 +1,5 @@
+import FiberRuntime
 import DequeModule
-import Synchronization
 
 /// A WebSocket's events as an `AsyncSequence`, with backpressure: when the
 /// consumer falls `highWatermark` message bytes behind, the producer is told
@@ -35,7 +35,7 @@ package final class EventBuffer: Sendable {
         var onResume: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let highWatermark: Int
     let lowWatermark: Int
 
