@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "FiberTesting", targets: ["FiberTesting"]),
         .library(name: "FiberLoad", targets: ["FiberLoad"]),
         .library(name: "FiberSharing", targets: ["FiberSharing"]),
+        .library(name: "FiberWebSocket", targets: ["FiberWebSocket"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -49,17 +50,22 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber"]),
+        .target(
+            name: "FiberWebSocket",
+            dependencies: ["FiberRuntime", "CZlib", "COpenSSL", .product(name: "DequeModule", package: "swift-collections")]
+        ),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket"]),
         // The load generator behind `fiber bench`, for users' own harnesses.
         .target(name: "FiberLoad", dependencies: [
             "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         // The `fiber` command's subcommands, a library so that tests run them.
         .target(name: "FiberCommandLine", dependencies: [
-            "FiberRuntime", "Fiber", "FiberLoad", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "FiberRuntime", "Fiber", "FiberLoad", "FiberWebSocket",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "fiber", dependencies: [
-            "FiberRuntime", "Fiber", "FiberTesting", "FiberLoad", "FiberCommandLine",
+            "FiberRuntime", "Fiber", "FiberTesting", "FiberLoad", "FiberCommandLine", "FiberWebSocket",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(
@@ -88,6 +94,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
+        .testTarget(name: "FiberWebSocketTests", dependencies: ["FiberWebSocket", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberSharingTests", dependencies: ["FiberSharing", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],

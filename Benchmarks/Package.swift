@@ -63,6 +63,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // The WebSocket client benchmark (issue 6), driven by `Scripts/bench-websocket`.
+        .executableTarget(
+            name: "WebSocketBench",
+            dependencies: [
+                .product(name: "FiberRuntime", package: "Fiber"),
+                .product(name: "FiberWebSocket", package: "Fiber"),
+                .product(name: "FiberTesting", package: "Fiber"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,37 @@
+// The WebSocket client benchmark (issue 6), driven by Scripts/bench-websocket.
+//
+//   WebSocketBench serve [port]                       echo server (TestWebSocketServer) on 127.0.0.1; prints the port
+//   WebSocketBench idle URL COUNT                     opens COUNT idle connections; RSS per connection, time to open
+//   WebSocketBench echo URL SIZE CONNECTIONS SECONDS  echo round trips; messages per second
+//
+// Every mode is bounded in count and time and talks to 127.0.0.1 only.
+import FiberRuntime
+import FiberTesting
+import FiberWebSocket
+import Foundation
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    print("usage: WebSocketBench serve [port] | idle URL COUNT | echo URL SIZE CONNECTIONS SECONDS")
+    exit(2)
+}
+
+switch arguments[1] {
+case "serve":
+    raiseOpenFileLimit()
+    // One server per loop would spread load, but one is enough at 2 cores and keeps it simple.
+    let server = try await TestWebSocketServer.start(behavior: .echo, backlog: 4096)
+    print(server.port)
+    fflush(stdout)
+    while true { try await Task.sleep(for: .seconds(3600)) }
+case "idle":
+    guard arguments.count == 4, let count = Int(arguments[3]) else { exit(2) }
+    try await IdleBenchmark(url: arguments[2], count: count).run()
+case "echo":
+    guard arguments.count == 6, let size = Int(arguments[3]), let connections = Int(arguments[4]),
+          let seconds = Double(arguments[5]) else { exit(2) }
+    try await EchoBenchmark(url: arguments[2], size: size, connections: connections, seconds: seconds).run()
+default:
+    print("unknown mode \(arguments[1])")
+    exit(2)
+}

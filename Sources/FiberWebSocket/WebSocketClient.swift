@@ -1,0 +1,56 @@
+import FiberRuntime
+
+/// Opens WebSocket connections on the Fiber runtime.
+///
+/// ```swift
+/// let ws = WebSocketClient.connect(to: "ws://127.0.0.1:8080/chat")
+/// for await event in ws.events { … }
+/// ```
+public enum WebSocketClient {
+    /// Starts connecting to `url` and returns the connection at once; its
+    /// `events` begin with `.connected`, or with `.error` and `.disconnected`
+    /// if the connection or the upgrade fails.
+    ///
+    /// - Parameters:
+    ///   - url: a `ws://` URL (`wss://` reports `.tlsUnsupported` until TLS lands).
+    ///   - headers: extra handshake headers (authentication, origin, cookies).
+    ///   - subprotocols: offered in `Sec-WebSocket-Protocol`, in preference order.
+    ///   - loop: the loop to run on; by default the next loop of the shared group.
+    public static func connect(
+        to url: String, headers: HTTPHeaders = HTTPHeaders(), subprotocols: [String] = [],
+        configuration: WebSocketConfiguration = WebSocketConfiguration(), on loop: EventLoop? = nil
+    ) -> WebSocketConnection {
+        let loop = loop ?? EventLoopGroup.shared.next()
+        let connection = WebSocketConnection(loop: loop, configuration: configuration)
+        let parsed: WebSocketURL
+        do {
+            parsed = try WebSocketURL(url)
+        } catch {
+            Task(executorPreference: loop) { await connection.fail(error) }
+            return connection
+        }
+        guard !parsed.isSecure else {
+            // TODO(lead): when the runtime's TLS stream lands, add it as a WebSocketTransport case.
+            Task(executorPreference: loop) {
+                await connection.fail(WebSocketError(.tlsUnsupported, "\(url): wss:// needs TLS, which the runtime does not have yet"))
+            }
+            return connection
+        }
+        Task(executorPreference: loop) { await connection.start(url: parsed, headers: headers, subprotocols: subprotocols) }
+        return connection
+    }
+
+    /// Connects to `url` and returns once the handshake has succeeded.
+    ///
+    /// - Throws: `WebSocketError`: `.invalidURL`, `.tlsUnsupported`,
+    ///   `.transport` (refused, reset, timed out), `.upgradeFailed` (with the
+    ///   HTTP status and body), `.handshakeFailed`, `.invalidHeader`.
+    public static func open(
+        _ url: String, headers: HTTPHeaders = HTTPHeaders(), subprotocols: [String] = [],
+        configuration: WebSocketConfiguration = WebSocketConfiguration(), on loop: EventLoop? = nil
+    ) async throws(WebSocketError) -> WebSocketConnection {
+        let connection = connect(to: url, headers: headers, subprotocols: subprotocols, configuration: configuration, on: loop)
+        try await connection.waitUntilOpen()
+        return connection
+    }
+}

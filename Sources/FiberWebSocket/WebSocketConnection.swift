@@ -1,0 +1,346 @@
+import FiberRuntime
+
+/// A WebSocket client connection (RFC 6455, RFC 7692): an actor pinned to
+/// its event loop that owns the socket, frames messages, answers pings,
+/// keeps the connection alive and runs the closing handshake.
+///
+/// Lifecycle: connecting (TCP and the HTTP/1.1 upgrade) → connected → closing
+/// → disconnected. Events report each step; `.disconnected` is always the
+/// last. An open connection keeps itself alive until it disconnects, as a
+/// socket would: dropping the last reference does not close it; `close()` does.
+///
+/// Reads are parsed in place on the loop; when the consumer of `events` falls
+/// behind by `receiveHighWatermark` bytes, the socket stops being read.
+public actor WebSocketConnection: FiberWebSocket {
+    /// The loop that runs this connection.
+    public nonisolated let loop: EventLoop
+    /// The events; one consumer.
+    public nonisolated let events: WebSocketEvents
+    /// The subprotocol the server chose, once connected.
+    public nonisolated var subprotocol: String? { shared.withLock { $0.subprotocol } }
+    /// The permessage-deflate parameters in force, once connected.
+    public nonisolated var compression: PerMessageDeflate? { shared.withLock { $0.compression } }
+    /// The current state.
+    public nonisolated var state: WebSocketState { shared.withLock { $0.state } }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+
+    struct Shared {
+        var state = WebSocketState.connecting
+        var subprotocol: String?
+        var compression: PerMessageDeflate?
+    }
+
+    private nonisolated let shared = Locked(Shared())
+    private nonisolated let buffer: EventBuffer
+    let configuration: WebSocketConfiguration
+    private var transport: WebSocketTransport?
+    private var decoder: WebSocketFrameDecoder
+    private var assembler = WebSocketMessageAssembler()
+    private var compressor: DeflateCompressor?
+    private var closing = WebSocketCloseStateMachine()
+    private var pendingClose: (code: UInt16, reason: String)?
+    private var openWaiters: [CheckedContinuation<Void, any Error>] = []
+    private var finishedError: WebSocketError??
+    private var closeTimer: ScheduledTask?
+    private var pingTimer: ScheduledTask?
+    private var pongTimer: ScheduledTask?
+    private var pingCounter: UInt32 = 0
+    private var readingPaused = false
+    /// Writes issued from the read path, which cannot wait: each waits for the previous.
+    private var controlWrites: Task<Void, Never>?
+    private var keepAlive: WebSocketConnection?
+    private let maskKeys = MaskKeySource()
+
+    init(loop: EventLoop, configuration: WebSocketConfiguration) {
+        self.loop = loop
+        self.configuration = configuration
+        self.buffer = EventBuffer(highWatermark: configuration.receiveHighWatermark, lowWatermark: configuration.receiveLowWatermark)
+        self.events = WebSocketEvents(buffer: buffer)
+        self.decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: configuration.maxFrameSize)
+    }
+
+    // MARK: Opening
+
+    /// Runs the opening handshake, then starts framing. Call once.
+    func start(url: WebSocketURL, headers: HTTPHeaders, subprotocols: [String]) async {
+        keepAlive = self
+        buffer.setOnResume { [weak self, loop] in
+            guard let self else { return }
+            try? loop.execute { self.assumeIsolated { $0.resumeReading() } }
+        }
+        let handshake = WebSocketHandshake(key: WebSocketHandshake.randomKey(), subprotocols: subprotocols,
+                                           deflate: configuration.compression)
+        let opened: Opened
+        do {
+            opened = try await loop.withTimeout(configuration.connectTimeout) { [loop] in
+                try await Self.handshake(url: url, headers: headers, handshake: handshake, loop: loop)
+            }
+        } catch {
+            let failure = error as? WebSocketError
+                ?? WebSocketError(.transport, error is DeadlineExceeded
+                    ? "no connection within \(configuration.connectTimeout)" : "connect failed: \(error)",
+                    transport: TransportError(.timeout, operation: "connect", host: url.host))
+            finish(code: WebSocketCloseCode.abnormal, reason: failure.message, error: failure)
+            return
+        }
+        didOpen(opened)
+    }
+
+    /// Fails at once (a URL that cannot be connected to).
+    func fail(_ error: WebSocketError) {
+        keepAlive = self
+        finish(code: WebSocketCloseCode.abnormal, reason: error.message, error: error)
+    }
+
+    private func didOpen(_ opened: Opened) {
+        transport = opened.transport
+        if let deflate = opened.negotiated.deflate {
+            assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize, deflate: deflate)
+            compressor = DeflateCompressor(windowBits: deflate.clientMaxWindowBits ?? 15,
+                                           noContextTakeover: deflate.clientNoContextTakeover)
+        } else {
+            assembler = WebSocketMessageAssembler(maxMessageSize: configuration.maxMessageSize)
+        }
+        shared.withLock {
+            $0.state = .connected
+            $0.subprotocol = opened.negotiated.subprotocol
+            $0.compression = opened.negotiated.deflate
+        }
+        buffer.yield(.connected)
+        for waiter in openWaiters { waiter.resume() }
+        openWaiters = []
+        if !opened.leftover.isEmpty {
+            decoder.append(opened.leftover)
+            processFrames()
+        }
+        opened.transport.setReader(for: self)
+        schedulePing()
+        if let pendingClose {
+            self.pendingClose = nil
+            perform(closing.closeRequested(code: pendingClose.code, reason: pendingClose.reason))
+        }
+    }
+
+    /// Waits until the handshake completed.
+    ///
+    /// - Throws: the `WebSocketError` that ended the connection before it opened.
+    func waitUntilOpen() async throws(WebSocketError) {
+        do {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                // Decided here, not before: the runtime may run other work on
+                // this actor (the handshake's end) before this body.
+                if case .some(.some(let error)) = finishedError {
+                    c.resume(throwing: error)
+                } else if transport != nil {
+                    c.resume()
+                } else if finishedError != nil {
+                    c.resume(throwing: WebSocketError(.notConnected, "closed before the handshake completed"))
+                } else {
+                    openWaiters.append(c)
+                }
+            }
+        } catch {
+            throw error as? WebSocketError ?? WebSocketError(.notConnected, "\(error)")
+        }
+    }
+
+    // MARK: Reading
+
+    func didRead(_ read: SocketStream.InPlaceRead) {
+        switch read {
+        case .bytes(let bytes):
+            guard closing.state != .closed else { return }
+            decoder.append(bytes)
+            processFrames()
+        case .end:
+            perform(closing.transportEnded(nil))
+        case .failure(let error):
+            perform(closing.transportEnded(WebSocketError(.transport, "the connection failed", transport: error)))
+        }
+    }
+
+    private func processFrames() {
+        do {
+            while closing.state != .closed, let frame = try decoder.next() {
+                guard let output = try assembler.consume(frame) else { continue }
+                switch output {
+                case .message(let message):
+                    if buffer.yield(.message(message)), !readingPaused {
+                        readingPaused = true
+                        transport?.pauseReading()
+                    }
+                case .ping(let payload):
+                    if closing.state == .open { writeControl(.pong, payload) }
+                case .pong:
+                    pongTimer?.cancel()
+                    pongTimer = nil
+                case .close(let code, let reason):
+                    perform(closing.closeReceived(code: code, reason: reason))
+                }
+            }
+        } catch {
+            perform(closing.failed(error))
+        }
+    }
+
+    private func resumeReading() {
+        guard readingPaused, closing.state != .closed else { return }
+        readingPaused = false
+        transport?.resumeReading()
+    }
+
+    // MARK: Sending
+
+    /// Sends `message`, compressed when permessage-deflate is in force and it
+    /// is large enough, split into frames of `maxOutgoingFrameSize`; returns
+    /// once the kernel has taken every frame.
+    ///
+    /// - Throws: `WebSocketError` `.notConnected` unless connected (no data
+    ///   after a close frame), `.transport` if the write fails.
+    public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
+        guard let transport, closing.canSendData else {
+            throw WebSocketError(.notConnected, "cannot send: the connection is \(state)")
+        }
+        var opcode = WebSocketOpcode.binary
+        var payload: [UInt8]
+        switch message {
+        case .text(let text):
+            opcode = .text
+            payload = Array(text.utf8)
+        case .binary(let bytes):
+            payload = bytes
+        }
+        var rsv1 = false
+        if let compressor, payload.count >= (configuration.compression?.minimumSizeToCompress ?? 0) {
+            payload = try compressor.compress(payload)
+            rsv1 = true
+        }
+        let frames = WebSocketFrameEncoder.fragments(opcode: opcode, payload: payload, rsv1: rsv1,
+                                                     maxFramePayload: configuration.maxOutgoingFrameSize)
+        let wire = frames.map { WebSocketFrameEncoder.encode($0, maskKey: maskKeys.next()) }
+        do {
+            try await transport.write(wire)
+        } catch {
+            throw WebSocketError(.transport, "the write failed", transport: error as? TransportError)
+        }
+    }
+
+    /// Sends a ping with `payload` (at most 125 bytes); the pong is not awaited.
+    ///
+    /// - Throws: `WebSocketError` `.notConnected` unless connected.
+    public func ping(_ payload: [UInt8] = []) throws(WebSocketError) {
+        guard transport != nil, closing.state == .open else { throw WebSocketError(.notConnected, "cannot ping") }
+        writeControl(.ping, Array(payload.prefix(125)))
+    }
+
+    private func writeControl(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
+        guard let transport else { return }
+        let bytes = WebSocketFrameEncoder.encode(WebSocketFrame(opcode: opcode, payload: payload), maskKey: maskKeys.next())
+        let previous = controlWrites
+        controlWrites = Task { await self.afterPrevious(previous, .write(bytes), on: transport) }
+    }
+
+    private enum ControlStep { case write([UInt8]), close }
+
+    /// Performs `step` on the loop once the earlier control step has finished.
+    private func afterPrevious(_ previous: Task<Void, Never>?, _ step: ControlStep, on transport: WebSocketTransport) async {
+        await previous?.value
+        switch step {
+        case .write(let bytes): try? await transport.write([bytes])
+        case .close: transport.close()
+        }
+    }
+
+    // MARK: Closing
+
+    /// Starts the closing handshake; `.disconnected` follows when the server
+    /// answers, or after `closeTimeout`. Before the handshake completes, the
+    /// close waits for it. Safe to call more than once.
+    public nonisolated func close(code: UInt16, reason: String) {
+        shared.withLock { if $0.state == .connected { $0.state = .closing } }
+        do {
+            try loop.execute { self.assumeIsolated { $0.requestClose(code: code, reason: reason) } }
+        } catch {
+            // The loop is gone; so is the socket.
+        }
+    }
+
+    private func requestClose(code: UInt16, reason: String) {
+        let reason = String(decoding: Array(reason.utf8).prefix(123), as: UTF8.self)
+        guard transport != nil else {
+            if finishedError == nil { pendingClose = (code, reason) }
+            return
+        }
+        perform(closing.closeRequested(code: code, reason: reason))
+    }
+
+    private func perform(_ actions: [WebSocketCloseStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .sendClose(let code, let reason):
+                var payload: [UInt8] = []
+                if let code { payload = [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8) }
+                writeControl(.close, payload)
+                shared.withLock { if $0.state == .connected { $0.state = .closing } }
+            case .startTimer:
+                closeTimer = try? loop.scheduleTask(in: configuration.closeTimeout) { [weak self] in
+                    self?.assumeIsolated { $0.perform($0.closing.timerFired()) }
+                }
+            case .closeSocket:
+                guard let transport else { continue }
+                // After the queued control frames (the close frame) have left.
+                let previous = controlWrites
+                controlWrites = Task { await self.afterPrevious(previous, .close, on: transport) }
+            case .finish(let code, let reason, let error):
+                finish(code: code, reason: reason, error: error)
+            }
+        }
+    }
+
+    private func finish(code: UInt16, reason: String, error: WebSocketError?) {
+        guard finishedError == nil else { return }
+        finishedError = .some(error)
+        shared.withLock { $0.state = .disconnected }
+        for timer in [closeTimer, pingTimer, pongTimer] { timer?.cancel() }
+        if let error { buffer.yield(.error(error)) }
+        buffer.yield(.disconnected(code: code, reason: reason))
+        buffer.finish()
+        let failure = error ?? WebSocketError(.notConnected, "closed before the handshake completed")
+        for waiter in openWaiters { waiter.resume(throwing: failure) }
+        openWaiters = []
+        keepAlive = nil
+    }
+
+    /// Message bytes received and not yet consumed from `events`.
+    nonisolated var bufferedEventBytes: Int { buffer.bufferedBytes }
+    /// True while reading is paused for backpressure.
+    var isReadingPaused: Bool { readingPaused }
+
+    // MARK: Keep-alive
+
+    private func schedulePing() {
+        guard let interval = configuration.pingInterval else { return }
+        pingTimer = try? loop.scheduleTask(in: interval) { [weak self] in
+            self?.assumeIsolated { $0.sendKeepAlivePing() }
+        }
+    }
+
+    private func sendKeepAlivePing() {
+        guard closing.state == .open else { return }
+        pingCounter &+= 1
+        let c = pingCounter
+        writeControl(.ping, [UInt8(c >> 24), UInt8((c >> 16) & 0xFF), UInt8((c >> 8) & 0xFF), UInt8(c & 0xFF)])
+        if pongTimer == nil {
+            pongTimer = try? loop.scheduleTask(in: configuration.pingTimeout) { [weak self] in
+                self?.assumeIsolated { $0.pongMissed() }
+            }
+        }
+        schedulePing()
+    }
+
+    private func pongMissed() {
+        pongTimer = nil
+        perform(closing.transportEnded(WebSocketError(.pingTimeout, "no pong within \(configuration.pingTimeout): the peer is gone")))
+    }
+}

@@ -1,0 +1,36 @@
+/// Defaults for the WebSocket client. The lead bridges these to `FiberDefaults`.
+public enum WebSocketDefaults {
+    /// The close code `close()` and `ReconnectingWebSocket.stop()` send by default.
+    public static let closeCode: UInt16 = WebSocketCloseCode.normal
+    /// The fraction of a backoff delay added at random.
+    public static let jitterFraction: Double = 0.25
+    /// The largest frame and message accepted: 16 MiB.
+    public static let maxMessageSize = 16 * 1024 * 1024
+}
+
+/// How a WebSocket connection behaves.
+public struct WebSocketConfiguration: Sendable {
+    /// The largest frame payload accepted (larger: close 1009).
+    public var maxFrameSize = WebSocketDefaults.maxMessageSize
+    /// The largest message accepted, after inflation (larger: close 1009).
+    public var maxMessageSize = WebSocketDefaults.maxMessageSize
+    /// Outgoing messages are split into frames of at most this many payload bytes.
+    public var maxOutgoingFrameSize = 1024 * 1024
+    /// Time allowed for TCP connect plus the opening handshake.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Time the peer has to answer our close frame.
+    public var closeTimeout: Duration = .seconds(5)
+    /// Pings are sent this often (nil: no keep-alive pings).
+    public var pingInterval: Duration? = .seconds(30)
+    /// A ping unanswered this long means the peer is dead.
+    public var pingTimeout: Duration = .seconds(20)
+    /// Offer permessage-deflate with these parameters (nil: no compression).
+    public var compression: PerMessageDeflate? = nil
+    /// Receiving pauses the socket once this many message bytes wait for the consumer…
+    public var receiveHighWatermark = 1024 * 1024
+    /// …and resumes when they drop below this.
+    public var receiveLowWatermark = 256 * 1024
+
+    /// The defaults above.
+    public init() {}
+}

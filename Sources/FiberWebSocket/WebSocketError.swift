@@ -1,0 +1,79 @@
+import FiberRuntime
+
+/// Every failure of the WebSocket client, typed.
+///
+/// `kind` says what failed; protocol failures carry the close code that was
+/// sent to the peer (`closeCode`), a failed upgrade the HTTP status and body.
+/// The lead bridges this to `FiberError` in the `Fiber` module.
+public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure; more kinds may be added.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The URL is not a `ws://` or `wss://` URL.
+        public static let invalidURL = Kind("invalid URL")
+        /// `wss://` needs the runtime's TLS stream, which has not landed yet.
+        public static let tlsUnsupported = Kind("wss:// is unsupported until TLS lands in the runtime")
+        /// The server answered the upgrade with something other than 101 (see `status`, `body`).
+        public static let upgradeFailed = Kind("upgrade failed")
+        /// The 101 response broke RFC 6455 §4.1 (accept key, headers, subprotocol, extensions).
+        public static let handshakeFailed = Kind("handshake failed")
+        /// The peer broke RFC 6455 or RFC 7692 (close code 1002).
+        public static let protocolViolation = Kind("protocol violation")
+        /// A text message or close reason was not UTF-8 (close code 1007).
+        public static let invalidUTF8 = Kind("invalid UTF-8")
+        /// A frame or message passed the configured size limit (close code 1009).
+        public static let messageTooBig = Kind("message too big")
+        /// The peer stopped answering pings.
+        public static let pingTimeout = Kind("ping timeout")
+        /// The peer did not complete the close handshake in time.
+        public static let closeTimeout = Kind("close timeout")
+        /// The connection is closing or closed: nothing more can be sent.
+        public static let notConnected = Kind("not connected")
+        /// The socket failed (`transport` holds the runtime's error).
+        public static let transport = Kind("transport failed")
+        /// A message could not be encoded or decoded as JSON.
+        public static let coding = Kind("coding failed")
+        /// The header given for the handshake may not be sent.
+        public static let invalidHeader = Kind("invalid header")
+    }
+
+    /// What failed.
+    public let kind: Kind
+    /// Details for people.
+    public let message: String
+    /// The close code sent to the peer for this failure, if one was.
+    public let closeCode: UInt16?
+    /// The HTTP status of a failed upgrade.
+    public let status: Int?
+    /// The body of a failed upgrade (at most 64 KiB).
+    public let body: [UInt8]?
+    /// The socket's error, for `.transport`.
+    public let transport: TransportError?
+
+    /// An error of `kind`.
+    public init(_ kind: Kind, _ message: String, closeCode: UInt16? = nil, status: Int? = nil,
+                body: [UInt8]? = nil, transport: TransportError? = nil) {
+        self.kind = kind
+        self.message = message
+        self.closeCode = closeCode
+        self.status = status
+        self.body = body
+        self.transport = transport
+    }
+
+    /// A protocol violation that closes the connection with 1002.
+    static func protocolError(_ message: String) -> WebSocketError {
+        WebSocketError(.protocolViolation, message, closeCode: WebSocketCloseCode.protocolError)
+    }
+
+    public var description: String {
+        var text = "WebSocket \(kind): \(message)"
+        if let closeCode { text += " (close \(closeCode))" }
+        if let status { text += " (HTTP \(status))" }
+        if let transport { text += " [\(transport)]" }
+        return text
+    }
+}
