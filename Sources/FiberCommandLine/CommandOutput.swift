@@ -1,4 +1,4 @@
-import Synchronization
+import FiberRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +10,7 @@ public final class CommandOutput: Sendable {
     @TaskLocal public static var current = CommandOutput()
 
     private let isCapturing: Bool
-    private let captured = Mutex((out: "", err: ""))
+    private let captured = Locked((out: "", err: ""))
     /// Whether standard output is a terminal (colours, progress bars); false when captured.
     public let isTerminal: Bool
 

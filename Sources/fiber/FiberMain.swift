@@ -7,7 +7,7 @@ struct FiberMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fiber",
         abstract: "An HTTP client, load tester and demo on Fiber's runtime.",
-        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Bench.self, Demo.self])
+        subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Bench.self, WS.self, Demo.self])
 }
 
 /// `fiber demo`: a tour against servers inside this process, on loopback only.
@@ -25,6 +25,8 @@ struct Demo: AsyncParsableCommand {
         try await HTTPDemo.run()
         print("\n== A load test (FiberLoad)")
         try await LoadDemo.run(seconds: max(1, loadSeconds))
+        print("\n== A WebSocket echo session")
+        try await WebSocketDemo.run()
         print("\n== TCP echo over the runtime")
         try await EchoDemo.run()
     }
