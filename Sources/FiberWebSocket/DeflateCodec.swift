@@ -39,7 +39,7 @@ package final class DeflateCompressor {
             repeat {
                 if produced == output.count { output += [UInt8](repeating: 0, count: max(64, output.count)) }
                 output.withUnsafeMutableBufferPointer { out in
-                    stream.next_out = out.baseAddress! + produced
+                    stream.next_out = out.baseAddress.map { $0 + produced }
                     stream.avail_out = UInt32(out.count - produced)
                     status = deflate(&stream, Z_SYNC_FLUSH)
                     produced = out.count - Int(stream.avail_out)

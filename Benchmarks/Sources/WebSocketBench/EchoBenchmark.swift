@@ -4,7 +4,7 @@ import Foundation
 
 /// `connections` connections, each sending a `size`-byte binary message and
 /// waiting for its echo, in a loop, for `seconds`: messages per second.
-struct EchoBenchmark {
+struct EchoBenchmark: Sendable {
     let url: String
     let size: Int
     let connections: Int
@@ -12,9 +12,11 @@ struct EchoBenchmark {
 
     func run() async throws {
         raiseOpenFileLimit()
-        var configuration = WebSocketConfiguration()
-        configuration.pingInterval = nil
-        configuration.maxOutgoingFrameSize = max(size, 1)
+        var settings = WebSocketConfiguration()
+        settings.pingInterval = nil
+        settings.maxOutgoingFrameSize = max(size, 1)
+        let configuration = settings
+        let url = self.url
         let payload = [UInt8](repeating: 0x61, count: size)
         let sockets = try await withThrowingTaskGroup(of: WebSocketConnection.self) { group in
             for _ in 0..<connections { group.addTask { try await WebSocketClient.open(url, configuration: configuration) } }
@@ -39,7 +41,7 @@ struct EchoBenchmark {
             }
             return try await group.reduce(0, +)
         }
-        let elapsed = seconds(clock.now - start)
+        let elapsed = secondsOf(clock.now - start)
         print(String(format: "echo size=%d connections=%d messages=%d seconds=%.2f msgs_per_second=%.0f",
                      size, connections, total, elapsed, Double(total) / elapsed))
         for ws in sockets { ws.close() }

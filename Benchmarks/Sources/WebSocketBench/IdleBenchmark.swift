@@ -5,14 +5,16 @@ import Foundation
 /// Opens `count` idle connections at once (in waves, so as not to overflow
 /// the listen backlog), then reports resident memory per connection and the
 /// time it took. No keep-alive pings, no compression: the idle floor.
-struct IdleBenchmark {
+struct IdleBenchmark: Sendable {
     let url: String
     let count: Int
 
     func run() async throws {
         raiseOpenFileLimit()
-        var configuration = WebSocketConfiguration()
-        configuration.pingInterval = nil
+        var settings = WebSocketConfiguration()
+        settings.pingInterval = nil
+        let configuration = settings
+        let url = self.url
         // Warm the runtime (loops, resolver, allocator) so the baseline includes it.
         let warm = try await WebSocketClient.open(url, configuration: configuration)
         warm.close()
@@ -40,7 +42,7 @@ struct IdleBenchmark {
         let after = residentBytes()
         let perConnection = open.isEmpty ? 0 : (after - before) / open.count
         print(String(format: "idle connections=%d failed=%d open_seconds=%.3f rss_before_mib=%.1f rss_after_mib=%.1f rss_per_connection_bytes=%d",
-                     open.count, failures, seconds(elapsed), Double(before) / 1048576, Double(after) / 1048576, perConnection))
+                     open.count, failures, secondsOf(elapsed), Double(before) / 1048576, Double(after) / 1048576, perConnection))
         for connection in open { connection.close() }
         for connection in open { for await _ in connection.events {} }
     }

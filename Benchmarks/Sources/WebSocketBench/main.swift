@@ -21,8 +21,8 @@ case "serve":
     raiseOpenFileLimit()
     // One server per loop would spread load, but one is enough at 2 cores and keeps it simple.
     let server = try await TestWebSocketServer.start(behavior: .echo, backlog: 4096)
-    print(server.port)
-    fflush(stdout)
+    // Unbuffered: the script waits for this line.
+    FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
     while true { try await Task.sleep(for: .seconds(3600)) }
 case "idle":
     guard arguments.count == 4, let count = Int(arguments[3]) else { exit(2) }
