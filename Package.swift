@@ -52,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "FiberWebSocket",
-            dependencies: ["FiberRuntime", "CZlib", "COpenSSL", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["FiberRuntime", "Fiber", "CZlib", "COpenSSL", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket"]),
         // The load generator behind `fiber bench`, for users' own harnesses.
@@ -94,7 +94,7 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
-        .testTarget(name: "FiberWebSocketTests", dependencies: ["FiberWebSocket", "FiberTesting", "FiberRuntime"]),
+        .testTarget(name: "FiberWebSocketTests", dependencies: ["FiberWebSocket", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberSharingTests", dependencies: ["FiberSharing", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
     ],

@@ -15,8 +15,10 @@ public final class TestWebSocketServer: Sendable {
     public let loop: EventLoop
     /// The port it listens on (127.0.0.1).
     public let port: Int
-    /// `ws://127.0.0.1:PORT/`.
-    public var url: String { "ws://127.0.0.1:\(port)/" }
+    /// `ws://127.0.0.1:PORT/` (`wss://` with TLS).
+    public var url: String { "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(port)/" }
+    /// The server side of TLS, when it serves `wss://`.
+    public let tls: TLSConfiguration?
     /// Every frame received from clients, in order, unmasked.
     public let clientFrames: AsyncStream<WebSocketFrame>
 
@@ -35,7 +37,8 @@ public final class TestWebSocketServer: Sendable {
         var acceptTask: Task<Void, Never>?
     }
 
-    private init(listener: SocketListener, behavior: Behavior, handshake: Handshake) {
+    private init(listener: SocketListener, behavior: Behavior, handshake: Handshake, tls: TLSConfiguration?) {
+        self.tls = tls
         self.listener = listener
         self.loop = listener.loop
         self.port = listener.port
@@ -44,13 +47,14 @@ public final class TestWebSocketServer: Sendable {
         (clientFrames, frameSink) = AsyncStream.makeStream()
     }
 
-    /// Starts listening on 127.0.0.1 at a free port.
+    /// Starts listening on 127.0.0.1 at a free port; with `tls` (a server
+    /// configuration, such as `TestCertificates`' identity) it serves `wss://`.
     ///
     /// - Throws: `TransportError` when the socket cannot listen.
-    public static func start(behavior: Behavior = .echo, handshake: Handshake = Handshake(), on loop: EventLoop? = nil,
-                             backlog: Int32 = 511) async throws -> TestWebSocketServer {
+    public static func start(behavior: Behavior = .echo, handshake: Handshake = Handshake(), tls: TLSConfiguration? = nil,
+                             on loop: EventLoop? = nil, backlog: Int32 = 511) async throws -> TestWebSocketServer {
         let listener = try await SocketListener.listen(host: "127.0.0.1", port: 0, backlog: backlog, on: loop)
-        let server = TestWebSocketServer(listener: listener, behavior: behavior, handshake: handshake)
+        let server = TestWebSocketServer(listener: listener, behavior: behavior, handshake: handshake, tls: tls)
         let task = Task(executorPreference: server.loop) { await server.acceptConnections() }
         server.state.withLock { $0.acceptTask = task }
         return server
@@ -95,7 +99,16 @@ public final class TestWebSocketServer: Sendable {
                     return s.next
                 }
                 let task = Task(executorPreference: loop) {
-                    await TestWebSocketServer.Connection(server: self, stream: stream).run()
+                    if let tls = self.tls {
+                        do {
+                            try await stream.startTLS(tls, host: nil, timeout: .seconds(30))
+                            await TestWebSocketServer.Connection(server: self, stream: stream).run()
+                        } catch {
+                            // A client that refused the certificate: nothing to serve.
+                        }
+                    } else {
+                        await TestWebSocketServer.Connection(server: self, stream: stream).run()
+                    }
                     self.state.withLock { s in
                         s.tasks[id] = nil
                         s.streams[id] = nil

@@ -12,7 +12,7 @@ public enum WebSocketClient {
     /// if the connection or the upgrade fails.
     ///
     /// - Parameters:
-    ///   - url: a `ws://` URL (`wss://` reports `.tlsUnsupported` until TLS lands).
+    ///   - url: a `ws://` or `wss://` URL (TLS as `configuration.tls` says).
     ///   - headers: extra handshake headers (authentication, origin, cookies).
     ///   - subprotocols: offered in `Sec-WebSocket-Protocol`, in preference order.
     ///   - loop: the loop to run on; by default the next loop of the shared group.
@@ -29,20 +29,13 @@ public enum WebSocketClient {
             Task(executorPreference: loop) { await connection.fail(error) }
             return connection
         }
-        guard !parsed.isSecure else {
-            // TODO(lead): when the runtime's TLS stream lands, add it as a WebSocketTransport case.
-            Task(executorPreference: loop) {
-                await connection.fail(WebSocketError(.tlsUnsupported, "\(url): wss:// needs TLS, which the runtime does not have yet"))
-            }
-            return connection
-        }
         Task(executorPreference: loop) { await connection.start(url: parsed, headers: headers, subprotocols: subprotocols) }
         return connection
     }
 
     /// Connects to `url` and returns once the handshake has succeeded.
     ///
-    /// - Throws: `WebSocketError`: `.invalidURL`, `.tlsUnsupported`,
+    /// - Throws: `WebSocketError`: `.invalidURL`, `.tls` (with the `TLSError`),
     ///   `.transport` (refused, reset, timed out), `.upgradeFailed` (with the
     ///   HTTP status and body), `.handshakeFailed`, `.invalidHeader`.
     public static func open(

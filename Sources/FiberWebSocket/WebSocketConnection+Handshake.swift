@@ -16,13 +16,26 @@ extension WebSocketConnection {
     /// - Throws: `WebSocketError` (`.upgradeFailed`, `.handshakeFailed`,
     ///   `.invalidHeader`, `.transport`); `CancellationError` on timeout.
     static func handshake(url: WebSocketURL, headers: HTTPHeaders, handshake: WebSocketHandshake,
-                          loop: EventLoop) async throws -> Opened {
+                          tls: TLSConfiguration, loop: EventLoop) async throws -> Opened {
         let request = try handshake.request(path: url.pathAndQuery, hostHeader: url.hostHeader, headers: headers)
         let stream: SocketStream
         do {
             stream = try await SocketStream.connect(host: url.host, port: url.port, on: loop)
         } catch let error as TransportError {
             throw WebSocketError(.transport, "cannot connect to \(url.hostHeader)", transport: error)
+        }
+        if url.isSecure {
+            do {
+                // Nothing of the upgrade is written before the server is verified and its pins checked.
+                try await stream.startTLS(tls, host: url.host, port: url.port)
+            } catch let error as TLSError {
+                await stream.close()
+                throw WebSocketError(.tls, "TLS with \(url.hostHeader) failed: \(error.kind)",
+                                     transport: .tls(error, operation: "TLS handshake"))
+            } catch let error as TransportError {
+                await stream.close()
+                throw WebSocketError(.transport, "TLS with \(url.hostHeader) failed", transport: error)
+            }
         }
         let transport = WebSocketTransport.tcp(stream)
         do {

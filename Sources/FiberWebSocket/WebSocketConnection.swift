@@ -73,8 +73,8 @@ public actor WebSocketConnection: FiberWebSocket {
                                            deflate: configuration.compression)
         let opened: Opened
         do {
-            opened = try await loop.withTimeout(configuration.connectTimeout) { [loop] in
-                try await Self.handshake(url: url, headers: headers, handshake: handshake, loop: loop)
+            opened = try await loop.withTimeout(configuration.connectTimeout) { [loop, tls = configuration.tls] in
+                try await Self.handshake(url: url, headers: headers, handshake: handshake, tls: tls, loop: loop)
             }
         } catch {
             let failure = error as? WebSocketError

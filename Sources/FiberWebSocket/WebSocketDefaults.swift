@@ -1,9 +1,14 @@
-/// Defaults for the WebSocket client. The lead bridges these to `FiberDefaults`.
+import Fiber
+import FiberRuntime
+
+/// Defaults for the WebSocket client. The close code and the jitter come from
+/// `FiberDefaults.shared` (`webSocketDefaultCloseCode`, `jitterFraction`), so
+/// overriding them there overrides them here.
 public enum WebSocketDefaults {
     /// The close code `close()` and `ReconnectingWebSocket.stop()` send by default.
-    public static let closeCode: UInt16 = WebSocketCloseCode.normal
+    public static var closeCode: UInt16 { FiberDefaults.shared.webSocketDefaultCloseCode }
     /// The fraction of a backoff delay added at random.
-    public static let jitterFraction: Double = 0.25
+    public static var jitterFraction: Double { FiberDefaults.shared.jitterFraction }
     /// The largest frame and message accepted: 16 MiB.
     public static let maxMessageSize = 16 * 1024 * 1024
 }
@@ -30,6 +35,14 @@ public struct WebSocketConfiguration: Sendable {
     public var receiveHighWatermark = 1024 * 1024
     /// …and resumes when they drop below this.
     public var receiveLowWatermark = 256 * 1024
+    /// TLS for `wss://`: verification on, the system's trust store, TLS 1.2 at
+    /// least, ALPN `http/1.1`; OpenSSL's buffers are handed back while a
+    /// connection is idle, as most WebSocket connections are.
+    public var tls: TLSConfiguration = {
+        var tls = TLSConfiguration()
+        tls.releasesIdleBuffers = true
+        return tls
+    }()
 
     /// The defaults above.
     public init() {}

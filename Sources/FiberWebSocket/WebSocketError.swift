@@ -14,8 +14,8 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
 
         /// The URL is not a `ws://` or `wss://` URL.
         public static let invalidURL = Kind("invalid URL")
-        /// `wss://` needs the runtime's TLS stream, which has not landed yet.
-        public static let tlsUnsupported = Kind("wss:// is unsupported until TLS lands in the runtime")
+        /// TLS failed for `wss://`: a refused certificate, a pin mismatch, a handshake the server refused (`tls` says which).
+        public static let tls = Kind("TLS failed")
         /// The server answered the upgrade with something other than 101 (see `status`, `body`).
         public static let upgradeFailed = Kind("upgrade failed")
         /// The 101 response broke RFC 6455 §4.1 (accept key, headers, subprotocol, extensions).
@@ -54,6 +54,9 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
     public let transport: TransportError?
 
     /// An error of `kind`.
+    /// The TLS failure underneath, for `.tls` (and a `.transport` failure after the handshake).
+    public var tls: TLSError? { transport?.tls }
+
     public init(_ kind: Kind, _ message: String, closeCode: UInt16? = nil, status: Int? = nil,
                 body: [UInt8]? = nil, transport: TransportError? = nil) {
         self.kind = kind

@@ -1,7 +1,8 @@
 import FiberRuntime
 
-/// The byte stream under a WebSocket connection. Plain TCP today; the lead's
-/// TLS stream becomes a second case for `wss://`, and nothing else changes.
+/// The byte stream under a WebSocket connection: a TCP `SocketStream`, with
+/// TLS started on it for `wss://` (the stream then encrypts and decrypts in
+/// place, so nothing here changes).
 ///
 /// All members are called on the stream's loop, from the connection actor
 /// that shares its executor, so the synchronous ones use `assumeIsolated`.
