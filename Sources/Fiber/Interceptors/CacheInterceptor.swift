@@ -1,3 +1,4 @@
+import FiberRuntime
 import Foundation
 
 /// An in-memory HTTP cache of responses to GET and HEAD requests, following
@@ -46,12 +47,12 @@ public struct CacheInterceptor: Interceptor {
             return try await next(request)
         }
         let key = Self.key(for: request)
-        let lookup = await store.lookup(key, for: request)
+        let lookup = store.lookup(key, for: request)
         switch lookup {
         case .fresh(let entry, let age):
             return entry.answer(to: request, age: age)
         case .stale(let entry, let age):
-            if await store.beginRefresh(key) {
+            if store.beginRefresh(key) {
                 Task { await refresh(key, request: request, validating: entry, next: next) }
             }
             return entry.answer(to: request, age: age)
@@ -63,14 +64,14 @@ public struct CacheInterceptor: Interceptor {
     }
 
     /// Drops every entry.
-    public func clear() async { await store.clear() }
+    public func clear() async { store.clear() }
 
     /// Drops the entries for `url`: a full URL, or a path (with its query, if
     /// given) that is matched against every entry's URL.
-    public func evict(url: String) async { await store.evict(url: url) }
+    public func evict(url: String) async { store.evict(url: url) }
 
     /// The number of entries (expired ones included until they are touched).
-    public var count: Int { get async { await store.count } }
+    public var count: Int { get async { store.count } }
 
     static func key(for request: FiberRequest) -> String {
         let auth = request.headers.first(name: "Authorization").map { " " + $0 } ?? ""
@@ -82,16 +83,16 @@ public struct CacheInterceptor: Interceptor {
     /// Sends the request (conditional when `entry` has validators), stores what may be stored, and answers.
     private func fetch(_ key: String, request: FiberRequest, validating entry: CachedEntry?,
                        next: @escaping InterceptorNext) async throws -> FiberResponse {
-        let requestTime = await store.now()
+        let requestTime = store.now()
         let response = try await next(entry.map { $0.conditional(request) } ?? request)
-        return await store.record(response, for: key, request: request, requestTime: requestTime, validated: entry)
+        return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry)
     }
 
     /// The background half of stale-while-revalidate; failures leave the stale entry to expire.
     private func refresh(_ key: String, request: FiberRequest, validating entry: CachedEntry,
                          next: @escaping InterceptorNext) async {
         _ = try? await fetch(key, request: request, validating: entry, next: next)
-        await store.endRefresh(key)
+        store.endRefresh(key)
     }
 }
 
@@ -128,8 +129,11 @@ struct CachedEntry: Sendable {
     }
 }
 
-/// The actor that owns the cache's state.
-actor CacheStore {
+/// The cache's state: the LRU of entries and the keys being refreshed in the
+/// background. A lock rather than an actor: one cache serves requests on
+/// every event loop, and an actor hop would cost a thread switch each way,
+/// far more than a lookup.
+final class CacheStore: Sendable {
     enum Lookup {
         case fresh(CachedEntry, age: TimeInterval)
         case stale(CachedEntry, age: TimeInterval)
@@ -137,26 +141,31 @@ actor CacheStore {
         case miss
     }
 
-    private var cache: ResponseCache<CachedEntry>
+    private struct State {
+        var cache: ResponseCache<CachedEntry>
+        var refreshing: Set<String> = []
+    }
+
+    private let state: Locked<State>
     private let rules: HTTPCacheRules
     private let clock: FiberClock
     /// The wall-clock time the clock's zero stands for (freshness compares with `Date` headers).
     private let origin = Date()
-    private var refreshing: Set<String> = []
 
     init(maxEntries: Int, rules: HTTPCacheRules, clock: FiberClock) {
         // Entries leave by LRU or by being judged expired; freshness, not this TTL, decides.
-        self.cache = ResponseCache(ttl: .seconds(365 * 24 * 3600), maxEntries: maxEntries)
+        self.state = Locked(State(cache: ResponseCache(ttl: .seconds(365 * 24 * 3600), maxEntries: maxEntries)))
         self.rules = rules
         self.clock = clock
     }
 
-    var count: Int { cache.count }
+    var count: Int { state.withLock { $0.cache.count } }
 
     func now() -> Date { origin.addingTimeInterval(clock.now().seconds) }
 
     func lookup(_ key: String, for request: FiberRequest) -> Lookup {
-        guard let entry = cache.value(for: key, now: clock.now()),
+        let instant = clock.now()
+        guard let entry = state.withLock({ $0.cache.value(for: key, now: instant) }),
               HTTPCacheRules.varySnapshot(names: entry.varyNames, requestHeaders: request.headers) == entry.vary else {
             return .miss
         }
@@ -176,47 +185,50 @@ actor CacheStore {
     func record(_ response: FiberResponse, for key: String, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?) -> FiberResponse {
         let responseTime = now()
+        let instant = clock.now()
         if response.statusCode == 304, var entry = validated {
             entry.response = FiberResponse(data: entry.response.data, statusCode: entry.response.statusCode,
                                            headers: HTTPCacheRules.merging(entry.response.headers, with: response.headers),
                                            request: request, duration: response.duration, traceID: response.traceID)
             entry.freshness = rules.freshness(responseHeaders: entry.response.headers, requestTime: requestTime,
                                               responseTime: responseTime)
-            cache.store(entry, for: key, now: clock.now())
-            return entry.answer(to: request, age: entry.freshness.age(at: responseTime))
-                .withDuration(response.duration)
+            let refreshed = entry
+            state.withLock { $0.cache.store(refreshed, for: key, now: instant) }
+            return entry.answer(to: request, age: entry.freshness.age(at: responseTime)).withDuration(response.duration)
         }
         guard !response.isStreamed, response.isSuccess,
               rules.canStore(method: request.httpMethod, statusCode: response.statusCode, requestHeaders: request.headers,
                              responseHeaders: response.headers),
               let names = HTTPCacheRules.varyNames(response.headers) else {
-            if validated != nil { cache.removeAll { $0 == key } }
+            if validated != nil { state.withLock { $0.cache.removeAll { $0 == key } } }
             return response
         }
         let entry = CachedEntry(response: response,
                                 freshness: rules.freshness(responseHeaders: response.headers, requestTime: requestTime,
                                                            responseTime: responseTime),
                                 vary: HTTPCacheRules.varySnapshot(names: names, requestHeaders: request.headers), varyNames: names)
-        cache.store(entry, for: key, now: clock.now())
+        state.withLock { $0.cache.store(entry, for: key, now: instant) }
         return response
     }
 
     /// True when no background refresh of `key` runs yet (and marks one as running).
-    func beginRefresh(_ key: String) -> Bool { refreshing.insert(key).inserted }
+    func beginRefresh(_ key: String) -> Bool { state.withLock { $0.refreshing.insert(key).inserted } }
 
-    func endRefresh(_ key: String) { refreshing.remove(key) }
+    func endRefresh(_ key: String) { state.withLock { _ = $0.refreshing.remove(key) } }
 
-    func clear() { cache.removeAll() }
+    func clear() { state.withLock { $0.cache.removeAll() } }
 
     func evict(url: String) {
-        cache.removeAll { key in
-            // key: "METHOD URL[ auth]"
-            let parts = key.split(separator: " ", maxSplits: 2)
-            guard parts.count >= 2, let entryURL = URL(string: String(parts[1])) else { return false }
-            if entryURL.absoluteString == url { return true }
-            let path = entryURL.path
-            let pathAndQuery = entryURL.query.map { path + "?" + $0 } ?? path
-            return url == path || url == pathAndQuery
+        state.withLock { state in
+            state.cache.removeAll { key in
+                // key: "METHOD URL[ auth]"
+                let parts = key.split(separator: " ", maxSplits: 2)
+                guard parts.count >= 2, let entryURL = URL(string: String(parts[1])) else { return false }
+                if entryURL.absoluteString == url { return true }
+                let path = entryURL.path
+                let pathAndQuery = entryURL.query.map { path + "?" + $0 } ?? path
+                return url == path || url == pathAndQuery
+            }
         }
     }
 }
