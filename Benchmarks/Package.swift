@@ -17,6 +17,8 @@ let package = Package(
         // For the pipeline benchmark's key and logger (already in the graph through Fiber).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The SwiftNIO peer of the WebSocket client benchmark (issue 6), used by `WebSocketKitBench` only.
+        .package(url: "https://github.com/vapor/websocket-kit", from: "2.16.0"),
     ],
     targets: [
         // Counts allocations by interposing malloc & co., and pins threads. Only the benchmark
@@ -71,6 +73,15 @@ let package = Package(
                 .product(name: "FiberRuntime", package: "Fiber"),
                 .product(name: "FiberWebSocket", package: "Fiber"),
                 .product(name: "FiberTesting", package: "Fiber"),
+            ]
+        ),
+        // vapor/websocket-kit (SwiftNIO) as a peer, on the same echo server. It does not
+        // depend on Fiber; NIOCore and NIOPosix come with websocket-kit, as AHCBench's do
+        // with AsyncHTTPClient.
+        .executableTarget(
+            name: "WebSocketKitBench",
+            dependencies: [
+                .product(name: "WebSocketKit", package: "websocket-kit"),
             ]
         ),
     ],
