@@ -50,12 +50,13 @@ struct ClientPoolTests {
     }
 
     @Test func connectionsRetireAfterTheirLifetime() async throws {
-        try await withClient(configure: { $0.maxConnectionLifetime = .seconds(1) }) { client, server in
+        // A lifetime long enough that two back-to-back requests fit in it on a loaded machine.
+        try await withClient(configure: { $0.maxConnectionLifetime = .seconds(3) }) { client, server in
             server.route("/", respond: .ok())
             _ = try await client.get(server.url("/"))
             _ = try await client.get(server.url("/"))
             #expect(server.connectionCount == 1)
-            try await Task.sleep(for: .milliseconds(1100))
+            try await Task.sleep(for: .milliseconds(3100))
             _ = try await client.get(server.url("/"))
             #expect(server.connectionCount == 2)
         }
@@ -103,14 +104,21 @@ struct ClientPoolTests {
 
     @Test func shutdownFailsWaitersAndLaterRequests() async throws {
         try await withClient(configure: { $0.maxConnectionsPerHost = 1 }) { client, server in
-            server.route("/slow", respond: .delay(.seconds(2), then: .ok()))
+            // The first answer waits for the test to open the gate, so no timing decides the order.
+            let (gate, open) = AsyncStream<Void>.makeStream()
+            server.route("/slow") { _ in
+                for await _ in gate {}
+                return .ok()
+            }
             let first = Task { try await client.get(server.url("/slow")) }
             try await server.waitForRequests(1)
             let waiter = Task { try await client.get(server.url("/slow")) }
             // Ordered by the pool's own state, not by a sleep: the second request is queued.
-            while await client.statistics().waiting == 0 { try await Task.sleep(for: .milliseconds(2)) }
+            let queued = try await statistics(of: client, within: .seconds(20)) { $0.waiting == 1 }
+            try #require(queued.waiting == 1)
             await client.shutdown()
             await expectHTTPError(.shutdown) { _ = try await waiter.value }
+            open.finish()
             let value15 = try await first.value.status
             #expect(value15 == 200, "a request in flight finishes")
             await expectHTTPError(.shutdown) { _ = try await client.get(server.url("/slow")) }

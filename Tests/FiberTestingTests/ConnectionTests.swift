@@ -115,11 +115,11 @@ struct ConnectionTests {
         var configuration = TestHTTPServer.Configuration()
         // Long enough that a loaded machine (sanitizers, parallel suites) still sends the
         // second request inside it; the slow handler is longer still.
-        configuration.idleTimeout = .milliseconds(1500)
+        configuration.idleTimeout = .seconds(3)
         try await withServer(configuration: configuration) { h in
             h.server.route("/a", respond: .ok("a"))
             h.server.route("/slow") { _ in
-                try await Task.sleep(for: .seconds(2))
+                try await Task.sleep(for: .seconds(4))
                 return .ok("slow")
             }
             let c = try await h.connect()
@@ -131,7 +131,7 @@ struct ConnectionTests {
             let clock = ContinuousClock()
             let start = clock.now
             #expect(try await c.isAtEnd())
-            #expect(clock.now - start >= .seconds(1))
+            #expect(clock.now - start >= .seconds(2))
             await c.close()
             try await h.server.waitForOpenConnections(0)
         }
