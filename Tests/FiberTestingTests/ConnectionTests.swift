@@ -113,13 +113,13 @@ struct ConnectionTests {
 
     @Test func idleConnectionsCloseAfterTheIdleTimeout() async throws {
         var configuration = TestHTTPServer.Configuration()
-        // Long enough that a loaded machine (sanitizers, parallel suites) still sends the
-        // second request inside it; the slow handler is longer still.
-        configuration.idleTimeout = .seconds(3)
+        // Long enough that a loaded machine (sanitizers, ninety suites in parallel) still
+        // reads the first request and sends the second inside it; the slow handler is longer still.
+        configuration.idleTimeout = .seconds(6)
         try await withServer(configuration: configuration) { h in
             h.server.route("/a", respond: .ok("a"))
             h.server.route("/slow") { _ in
-                try await Task.sleep(for: .seconds(4))
+                try await Task.sleep(for: .seconds(7))
                 return .ok("slow")
             }
             let c = try await h.connect()
@@ -131,7 +131,7 @@ struct ConnectionTests {
             let clock = ContinuousClock()
             let start = clock.now
             #expect(try await c.isAtEnd())
-            #expect(clock.now - start >= .seconds(2))
+            #expect(clock.now - start >= .seconds(3))
             await c.close()
             try await h.server.waitForOpenConnections(0)
         }
