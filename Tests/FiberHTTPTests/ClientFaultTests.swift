@@ -67,7 +67,7 @@ struct ClientFaultTests {
             let clock = ContinuousClock()
             let start = clock.now
             await expectHTTPError(.readTimeout) { _ = try await client.get(server.url("/")) }
-            #expect(clock.now - start < .seconds(5))
+            #expect(clock.now - start < .seconds(30), "the read timeout fires (wide for sanitizer runs)")
         }
     }
 

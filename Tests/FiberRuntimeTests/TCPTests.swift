@@ -115,7 +115,7 @@ struct TCPTests {
             await #expect {
                 try await SocketStream.connect(host: "127.0.0.1", port: silent.port, on: group.loops[0], options: options)
             } throws: { ($0 as? TransportError)?.kind == .timeout }
-            #expect(clock.now - start < .seconds(5))
+            #expect(clock.now - start < .seconds(30), "the timeout fires, long before the kernel's own (minutes); wide for sanitizer runs")
             withExtendedLifetime(silent) {}
         }
     }

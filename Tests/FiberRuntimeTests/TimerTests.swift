@@ -22,7 +22,7 @@ struct TimerTests {
             try await Task.sleep(for: .milliseconds(20))
             sleeper.cancel()
             await #expect(throws: CancellationError.self) { try await sleeper.value }
-            #expect(clock.now - start < .seconds(10))
+            #expect(clock.now - start < .seconds(30), "cancelled long before its 60 s")
         }
     }
 
