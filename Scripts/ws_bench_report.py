@@ -109,9 +109,28 @@ Cells of {seconds} s (`--duration {seconds}`). {target} At 64 KiB the single-loo
     open(path, "w").write(text + section)
 
 
+def results(path, lines):
+    """Appends one JSON line a result, in Scripts/bench-all's format."""
+    import json
+    with open(path, "a") as out:
+        for line in lines:
+            d = kv(line)
+            if line.startswith("idle"):
+                record = {"client": "fiber", "workload": "ws-idle", "concurrency": int(d["connections"]),
+                          "kib_per_connection": round(int(d["rss_per_connection_bytes"]) / 1024, 2)}
+            elif "echo" in line:
+                record = {"client": client_of(line), "workload": "ws-echo", "concurrency": int(d["connections"]),
+                          "size": int(d["size"]), "rps": float(d["msgs_per_second"])}
+            else:
+                continue
+            out.write(json.dumps(record) + "\n")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "table":
         table(sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "results":
+        results(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) >= 4 and sys.argv[1] == "docs":
         docs(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
