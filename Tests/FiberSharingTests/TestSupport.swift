@@ -86,24 +86,8 @@ final class Counter: Sendable {
     var count: Int { value.withLock { $0 } }
 }
 
-/// Holds callers until opened.
-actor Gate {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    var waiting: Int { waiters.count }
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
-    }
-}
+/// The gate of FiberTesting, under the name these tests use.
+typealias Gate = TestGate
 
 /// Polls `condition` every millisecond until it holds, for at most `timeout`
 /// (ordering by observed state, never by sleeping a guessed time).

@@ -83,24 +83,8 @@ func waitUntil(timeout: Duration = .seconds(10), _ condition: () async -> Bool) 
     }
 }
 
-/// Holds callers until opened.
-actor Gate {
-    private var isOpen = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    var waiting: Int { waiters.count }
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
-    }
-}
+/// The gate of FiberTesting, under the name these tests use.
+typealias Gate = TestGate
 
 /// A transport that answers `METHOD /path` after its gate opens, counting calls.
 struct GatedTransport: FiberTransport {
