@@ -4,10 +4,13 @@ import Synchronization
 /// cancellation, shutdown): the first delivery wins, the others are ignored.
 /// A result delivered before anybody waits is kept for the waiter, so work
 /// can be started before the caller suspends.
+///
+/// The continuation is an unsafe one: the state below already guarantees it
+/// is resumed exactly once, and a checked one allocates a box per wait.
 final class OnceContinuation<T: Sendable>: Sendable {
     private enum State {
         case idle
-        case waiting(CheckedContinuation<T, any Error>)
+        case waiting(UnsafeContinuation<T, any Error>)
         case delivered(Result<T, any Error>)
         case consumed
     }
@@ -17,7 +20,7 @@ final class OnceContinuation<T: Sendable>: Sendable {
     /// Suspends until the first `resume` (or returns at once if it already
     /// happened). `start` runs after the waiter is installed.
     func wait(isolation: isolated (any Actor)? = #isolation, _ start: () -> Void = {}) async throws -> T {
-        try await withCheckedThrowingContinuation(isolation: isolation) { c in
+        try await withUnsafeThrowingContinuation(isolation: isolation) { c in
             let early = state.withLock { state -> Result<T, any Error>? in
                 switch state {
                 case .idle:
@@ -37,7 +40,7 @@ final class OnceContinuation<T: Sendable>: Sendable {
     /// Delivers `result`, unless something delivered first. Returns true if this call did.
     @discardableResult
     func resume(with result: Result<T, any Error>) -> Bool {
-        let waiter = state.withLock { state -> CheckedContinuation<T, any Error>?? in
+        let waiter = state.withLock { state -> UnsafeContinuation<T, any Error>?? in
             switch state {
             case .idle:
                 state = .delivered(result)

@@ -161,14 +161,16 @@ extension SocketStream {
 
     // MARK: Writing
 
-    func writeTLS<C: Collection<[UInt8]>>(_ buffers: C, through engine: TLSEngine) async throws {
+    /// `startWrite` under TLS: encrypts `buffers` into records, writes what the
+    /// kernel takes and queues the rest.
+    func startTLSWrite<C: Collection<[UInt8]>>(_ buffers: C, through engine: TLSEngine) throws -> OnceContinuation<Void>? {
         do {
             for buffer in buffers { try buffer.withUnsafeBytes { try engine.write($0) } }
         } catch let error as TLSError {
             throw TransportError.tls(error, operation: "write")
         }
-        guard let rest = try engine.drainOutput({ try tryWrite($0) }) else { return }
-        try await waitForWrite(try queueWrite(rest))
+        guard let rest = try engine.drainOutput({ try tryWrite($0) }) else { return nil }
+        return try queueWrite(rest)
     }
 
     /// Sends what OpenSSL produced on its own (handshake, alerts, answers):

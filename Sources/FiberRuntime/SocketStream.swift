@@ -16,7 +16,7 @@ import Glibc
 /// closed by `close()`, by the loop's shutdown, or when the last reference
 /// goes away. After close, reads and writes throw `TransportError` `.closed`
 /// (`.eventLoopShutdown` when the loop closed it).
-public actor SocketStream {
+public actor SocketStream: LoopIsolated {
     /// The loop whose thread runs this stream.
     public nonisolated let loop: EventLoop
     /// The peer's address (nil for Unix sockets).
@@ -45,8 +45,7 @@ public actor SocketStream {
         self.backpressure = ReadBackpressure(lowWatermark: options.readLowWatermark, highWatermark: options.readHighWatermark)
         handle.onRead = { [weak self] status, bytes in
             // The loop's read buffer, valid only during this call; the closure runs synchronously on the loop.
-            nonisolated(unsafe) let bytes = bytes
-            self?.assumeIsolated { $0.didRead(status: status, bytes: bytes) }
+            self?.onLoop((status, bytes)) { me, read in me.didRead(status: read.0, bytes: read.1) }
         }
         handle.onClose = { [weak self] in
             self?.assumeIsolated { $0.didClose() }
@@ -266,22 +265,28 @@ public actor SocketStream {
     ///
     /// - Throws: as `write(_:)`.
     public func write<C: Collection<[UInt8]>>(contentsOf buffers: C) async throws {
+        if let pending = try startWrite(buffers) { try await waitForWrite(pending) }
+    }
+
+    /// Writes what the kernel takes of `buffers` now (encrypted first under
+    /// TLS) and queues the rest, without suspending: the rest's completion, or
+    /// nil when everything went out. The HTTP client calls it synchronously
+    /// from the loop, so that a small request costs no hop to this actor.
+    ///
+    /// - Throws: as `write(_:)`.
+    func startWrite<C: Collection<[UInt8]>>(_ buffers: C) throws -> OnceContinuation<Void>? {
         if let closeReason { throw closeReason.with(operation: "write") }
-        if let tls {
-            try await writeTLS(buffers, through: tls)
-            return
-        }
+        if let tls { return try startTLSWrite(buffers, through: tls) }
         let total = buffers.reduce(0) { $0 + $1.count }
-        guard total > 0 else { return }
+        guard total > 0 else { return nil }
         let taken = UVBuffers.with(buffers) { bufs, count in uv_try_write(handle.stream, bufs, UInt32(count)) }
-        if taken == total { return }
+        if taken == total { return nil }
         if taken < 0, taken != UV_EAGAIN.rawValue {
             throw UVError.transportError(taken, operation: "write", address: remoteAddress?.description)
         }
         // Queued now, before any suspension, so that no other write can slip
         // in between the part the kernel took and the rest.
-        let done = try queueWrite(UVBuffers.copy(buffers, droppingFirst: Int(max(taken, 0))))
-        try await waitForWrite(done)
+        return try queueWrite(UVBuffers.copy(buffers, droppingFirst: Int(max(taken, 0))))
     }
 
     /// Writes what the kernel takes of `bytes` at once and returns the rest,
@@ -324,7 +329,7 @@ public actor SocketStream {
     }
 
     /// Waits for a queued write; cancelling the task closes the stream.
-    func waitForWrite(_ done: OnceContinuation<Void>) async throws {
+    nonisolated func waitForWrite(_ done: OnceContinuation<Void>) async throws {
         try await withTaskCancellationHandler {
             try await done.wait()
         } onCancel: { [weak self] in

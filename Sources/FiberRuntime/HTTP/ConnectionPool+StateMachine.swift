@@ -65,7 +65,7 @@ struct ConnectionPoolStateMachine {
                 actions.append(.closeConnection(id))
                 continue
             }
-            connections[id]?.state = .leased
+            setState(id, .leased)
             actions.append(.lease(id, to: waiter))
             return actions
         }
@@ -176,6 +176,15 @@ struct ConnectionPoolStateMachine {
 
     // MARK: Helpers
 
+    /// Read, changed, written back: the in-place form (`connections[id]?.state = …`)
+    /// goes through the dictionary's modify coroutine, which allocates its frame
+    /// on every call here.
+    private mutating func setState(_ id: ConnectionID, _ state: State) {
+        guard var connection = connections[id] else { return }
+        connection.state = state
+        connections[id] = connection
+    }
+
     private mutating func create(now: ContinuousClock.Instant) -> Action {
         let id = nextID
         nextID += 1
@@ -185,14 +194,14 @@ struct ConnectionPoolStateMachine {
 
     private mutating func handOver(_ id: ConnectionID, now: ContinuousClock.Instant) -> [Action] {
         if let waiter = waiters.popFirst() {
-            connections[id]?.state = .leased
+            setState(id, .leased)
             return [.lease(id, to: waiter)]
         }
         if idle.count >= limits.maxIdle {
             connections[id] = nil
             return [.closeConnection(id)]
         }
-        connections[id]?.state = .idle(since: now)
+        setState(id, .idle(since: now))
         idle.append(id)
         return []
     }

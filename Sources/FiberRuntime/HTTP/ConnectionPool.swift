@@ -1,7 +1,7 @@
 /// The connection pools of one event loop, one state machine per origin
 /// (scheme, host, port, TLS configuration): an actor pinned to the loop,
 /// whose only job is to perform what `ConnectionPoolStateMachine` decides.
-actor ConnectionPool {
+actor ConnectionPool: LoopIsolated {
     struct Key: Hashable, Sendable {
         let scheme: String
         let host: String
@@ -10,8 +10,6 @@ actor ConnectionPool {
         /// different trust, pins or identities never mix.
         let tls: TLSConfiguration?
     }
-
-    private struct Ref: Hashable { let key: Key; let id: Int }
 
     struct Leased: Sendable {
         let connection: HTTP1Connection
@@ -26,12 +24,27 @@ actor ConnectionPool {
     private let maxHeaderBytes: Int
     private let resolver: Resolver
 
-    private var machines: [Key: ConnectionPoolStateMachine] = [:]
-    private var connections: [Ref: HTTP1Connection] = [:]
-    private var leased: Set<Ref> = []
-    private var fresh: Set<Ref> = []
-    private var waiters: [Int: (key: Key, result: OnceContinuation<Leased>, timer: LoopTimer?)] = [:]
-    private var connectErrors: [Key: any Error] = [:]
+    /// One origin's state machine and the connections it names, reached by
+    /// reference: the hot path hashes the key once per lease, never per event.
+    // @unchecked: touched only by its pool, isolated to the pool's loop (closures carry it back there).
+    private final class Origin: @unchecked Sendable {
+        let key: Key
+        var machine: ConnectionPoolStateMachine
+        var connections: [Int: HTTP1Connection] = [:]
+        var leased: Set<Int> = []
+        /// Made for a waiter and not yet leased: the first lease carries the connect timings.
+        var fresh: Set<Int> = []
+        /// The last connect failure, for the waiter it fails.
+        var connectError: (any Error)?
+
+        init(key: Key, machine: ConnectionPoolStateMachine) {
+            self.key = key
+            self.machine = machine
+        }
+    }
+
+    private var origins: [Key: Origin] = [:]
+    private var waiters: [Int: (origin: Origin, result: OnceContinuation<Leased>, timer: LoopTimer?)] = [:]
     private var nextWaiterID = 0
     private var sweepTimer: LoopTimer?
     private var isShutDown = false
@@ -50,23 +63,23 @@ actor ConnectionPool {
     /// - Throws: `HTTPClientError` `.deadlineExceeded` past `deadline`, `.shutdown`,
     ///   `.cancelled`, or the connect error (`.transport`) when opening one failed.
     func lease(_ key: Key, deadline: ContinuousClock.Instant?) async throws -> Leased {
+        let origin = origin(for: key)
         nextWaiterID += 1
         let waiterID = nextWaiterID
-        let actions = update(key) { $0.leaseRequested(waiterID, now: .now) }
+        let actions = origin.machine.leaseRequested(waiterID, now: .now)
         // The common case, an idle connection: no waiter, no continuation.
-        if actions.count == 1, case .lease(let id, to: waiterID) = actions[0], let connection = connections[Ref(key: key, id: id)] {
-            let ref = Ref(key: key, id: id)
-            leased.insert(ref)
-            return Leased(connection: connection, setup: fresh.remove(ref) != nil ? connection.setupTiming : nil)
+        if actions.count == 1, case .lease(let id, to: waiterID) = actions[0], let connection = origin.connections[id] {
+            origin.leased.insert(id)
+            return Leased(connection: connection, setup: origin.fresh.remove(id) != nil ? connection.setupTiming : nil)
         }
         let result = OnceContinuation<Leased>()
-        waiters[waiterID] = (key, result, nil)
-        perform(actions, key: key)
+        waiters[waiterID] = (origin, result, nil)
+        perform(actions, in: origin)
         if waiters[waiterID] != nil, let deadline {
             let timer = try? LoopTimer(on: loop)
             waiters[waiterID]?.timer = timer
             timer?.start(after: deadline - .now) { [weak self] in
-                self?.assumeIsolated { me in me.perform(updating: key) { $0.waiterLeft(waiterID, because: .timedOut) } }
+                self?.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .timedOut) } }
             }
         }
         return try await withTaskCancellationHandler {
@@ -74,15 +87,15 @@ actor ConnectionPool {
         } onCancel: { [weak self] in
             guard let self else { return }
             try? loop.execute {
-                self.assumeIsolated { me in me.perform(updating: key) { $0.waiterLeft(waiterID, because: .cancelled) } }
+                self.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .cancelled) } }
             }
         }
     }
 
     /// Counts of connections and waiters over every origin.
     func statistics() -> ConnectionPoolStateMachine.Statistics {
-        machines.values.reduce(into: ConnectionPoolStateMachine.Statistics()) { sum, machine in
-            let s = machine.statistics
+        origins.values.reduce(into: ConnectionPoolStateMachine.Statistics()) { sum, origin in
+            let s = origin.machine.statistics
             sum.open += s.open; sum.idle += s.idle; sum.leased += s.leased
             sum.connecting += s.connecting; sum.waiting += s.waiting
         }
@@ -91,57 +104,54 @@ actor ConnectionPool {
     /// Closes idle connections, fails waiters with `.shutdown`; leased ones close when released.
     func shutdown() {
         isShutDown = true
-        for key in Array(machines.keys) { perform(updating: key) { $0.shutdown() } }
+        for origin in Array(origins.values) { perform(in: origin) { $0.shutdown() } }
         sweepTimer?.close()
         sweepTimer = nil
     }
 
     // MARK: Performing actions
 
-    private func perform(updating key: Key, _ event: (inout ConnectionPoolStateMachine) -> [ConnectionPoolStateMachine.Action]) {
-        perform(update(key, event), key: key)
+    /// `key`'s origin, made on first use. One made after shutdown starts shut
+    /// down (it has nothing to act on yet).
+    private func origin(for key: Key) -> Origin {
+        if let origin = origins[key] { return origin }
+        var machine = ConnectionPoolStateMachine(limits: limits)
+        if isShutDown { _ = machine.shutdown() }
+        let origin = Origin(key: key, machine: machine)
+        origins[key] = origin
+        return origin
     }
 
-    private func perform(_ actions: [ConnectionPoolStateMachine.Action], key: Key) {
-        for action in actions { perform(action, key: key) }
-        if let machine = machines[key], machine.isEmpty, !isShutDown { machines[key] = nil }
+    /// Applies `event` to `origin`'s machine (in place: a class's stored
+    /// property, never a copy of its tables) and performs its actions.
+    private func perform(in origin: Origin, _ event: (inout ConnectionPoolStateMachine) -> [ConnectionPoolStateMachine.Action]) {
+        perform(event(&origin.machine), in: origin)
+    }
+
+    private func perform(_ actions: [ConnectionPoolStateMachine.Action], in origin: Origin) {
+        for action in actions { perform(action, in: origin) }
+        if origin.machine.isEmpty, !isShutDown, origins[origin.key] === origin { origins[origin.key] = nil }
         armSweep()
     }
 
-    /// Applies `event` to `key`'s machine, in place, and returns its actions.
-    private func update(_ key: Key, _ event: (inout ConnectionPoolStateMachine) -> [ConnectionPoolStateMachine.Action])
-        -> [ConnectionPoolStateMachine.Action]
-    {
-        if machines[key] == nil {
-            // An origin first seen after shutdown starts shut down (it has nothing to act on yet).
-            var machine = ConnectionPoolStateMachine(limits: limits)
-            if isShutDown { _ = machine.shutdown() }
-            machines[key] = machine
-        }
-        // Mutated in place: a copy would copy the machine's tables on every event.
-        return event(&machines[key]!)
-    }
-
-    private func perform(_ action: ConnectionPoolStateMachine.Action, key: Key) {
+    private func perform(_ action: ConnectionPoolStateMachine.Action, in origin: Origin) {
         switch action {
         case .lease(let id, let waiterID):
-            let ref = Ref(key: key, id: id)
-            guard let waiter = waiters.removeValue(forKey: waiterID), let connection = connections[ref] else { return }
+            guard let waiter = waiters.removeValue(forKey: waiterID), let connection = origin.connections[id] else { return }
             waiter.timer?.close()
-            leased.insert(ref)
-            let setup = fresh.remove(ref) != nil ? connection.setupTiming : nil
+            origin.leased.insert(id)
+            let setup = origin.fresh.remove(id) != nil ? connection.setupTiming : nil
             if !waiter.result.resume(with: .success(Leased(connection: connection, setup: setup))) {
                 // The waiter left in the same instant: give the connection back.
-                leased.remove(ref)
-                perform(updating: key) { $0.connectionReleased(id, reusable: true, now: .now) }
+                origin.leased.remove(id)
+                perform(in: origin) { $0.connectionReleased(id, reusable: true, now: .now) }
             }
         case .createConnection(let id):
-            connect(Ref(key: key, id: id))
+            connect(id, in: origin)
         case .closeConnection(let id):
-            let ref = Ref(key: key, id: id)
-            leased.remove(ref)
-            fresh.remove(ref)
-            if let connection = connections.removeValue(forKey: ref) {
+            origin.leased.remove(id)
+            origin.fresh.remove(id)
+            if let connection = origin.connections.removeValue(forKey: id) {
                 connection.assumeIsolated { $0.close(HTTPClientError(.connectionClosed, "closed by the pool")) }
             }
         case .failWaiter(let waiterID, let failure):
@@ -151,63 +161,67 @@ actor ConnectionPool {
             case .shutdown: HTTPClientError(.shutdown)
             case .timedOut: HTTPClientError(.deadlineExceeded, "while waiting for a connection")
             case .cancelled: HTTPClientError(.cancelled)
-            case .connectFailed: connectErrors.removeValue(forKey: key) ?? HTTPClientError(.transport, "connect failed")
+            case .connectFailed: origin.connectError.take() ?? HTTPClientError(.transport, "connect failed")
             }
             waiter.result.resume(with: .failure(error))
         }
     }
 
-    private func connect(_ ref: Ref) {
+    private func connect(_ id: Int, in origin: Origin) {
         // Not a child of the waiter's task: the connection outlives the request that asked for it.
-        Task(executorPreference: loop) { await self.open(ref) }
+        Task(executorPreference: loop) { await self.open(id, in: origin) }
     }
 
-    private func open(_ ref: Ref) async {
+    private func open(_ id: Int, in origin: Origin) async {
+        let key = origin.key
         let start = ContinuousClock.now
         var timing = RequestTiming()
         do {
-            let addresses = try await resolver.resolve(host: ref.key.host, port: ref.key.port, on: loop)
+            let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
             let resolved = ContinuousClock.now
-            if SocketAddress(ipLiteral: ref.key.host, port: ref.key.port) == nil { timing.dns = resolved - start }
-            let stream = try await SocketStream.connect(to: addresses, host: ref.key.host, on: loop, options: socketOptions)
+            if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = resolved - start }
+            let stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
             let connected = ContinuousClock.now
             timing.connect = connected - resolved
-            if let tls = ref.key.tls {
-                try await stream.handshake(tls, host: ref.key.host, port: ref.key.port, timeout: socketOptions.connectTimeout)
+            if let tls = key.tls {
+                try await stream.handshake(tls, host: key.host, port: key.port, timeout: socketOptions.connectTimeout)
                 timing.tls = .now - connected
             }
-            established(ref, stream: stream, timing: timing)
+            established(id, in: origin, stream: stream, timing: timing)
         } catch {
-            connectErrors[ref.key] = error
-            perform(updating: ref.key) { $0.connectionFailed(ref.id, now: .now) }
+            origin.connectError = error
+            perform(in: origin) { $0.connectionFailed(id, now: .now) }
         }
     }
 
-    private func established(_ ref: Ref, stream: SocketStream, timing: RequestTiming) {
-        let connection = HTTP1Connection(id: ref.id, stream: stream, maxHeaderBytes: maxHeaderBytes, setupTiming: timing) {
-            [weak self] connection, reusable in
-            self?.assumeIsolated { $0.reported(ref, connection: connection, reusable: reusable) }
+    private func established(_ id: Int, in origin: Origin, stream: SocketStream, timing: RequestTiming) {
+        let connection = HTTP1Connection(id: id, stream: stream, maxHeaderBytes: maxHeaderBytes, setupTiming: timing) {
+            [weak self, weak origin] connection, reusable in
+            guard let self, let origin else { return }
+            self.onLoop((id, origin, connection, reusable)) { me, report in
+                me.reported(report.0, in: report.1, connection: report.2, reusable: report.3)
+            }
         }
-        connections[ref] = connection
-        fresh.insert(ref)
-        perform(updating: ref.key) { $0.connectionEstablished(ref.id, now: .now) }
-        if connections[ref] == nil { fresh.remove(ref) }
+        origin.connections[id] = connection
+        origin.fresh.insert(id)
+        perform(in: origin) { $0.connectionEstablished(id, now: .now) }
+        if origin.connections[id] == nil { origin.fresh.remove(id) }
     }
 
     /// A connection ended an exchange, or closed while idle.
-    private func reported(_ ref: Ref, connection: HTTP1Connection, reusable: Bool) {
-        guard connections[ref] === connection else { return }
-        if leased.remove(ref) != nil {
-            perform(updating: ref.key) { $0.connectionReleased(ref.id, reusable: reusable, now: .now) }
+    private func reported(_ id: Int, in origin: Origin, connection: HTTP1Connection, reusable: Bool) {
+        guard origin.connections[id] === connection else { return }
+        if origin.leased.remove(id) != nil {
+            perform(in: origin) { $0.connectionReleased(id, reusable: reusable, now: .now) }
         } else {
-            connections[ref] = nil
-            fresh.remove(ref)
-            perform(updating: ref.key) { $0.connectionClosed(ref.id, now: .now) }
+            origin.connections[id] = nil
+            origin.fresh.remove(id)
+            perform(in: origin) { $0.connectionClosed(id, now: .now) }
         }
     }
 
     private func armSweep() {
-        guard !isShutDown, sweepTimer == nil, machines.values.contains(where: { $0.hasIdle }) else { return }
+        guard sweepTimer == nil, !isShutDown, origins.values.contains(where: { $0.machine.hasIdle }) else { return }
         sweepTimer = try? LoopTimer(on: loop)
         sweepTimer?.start(after: limits.idleTimeout) { [weak self] in
             self?.assumeIsolated { $0.sweep() }
@@ -218,8 +232,8 @@ actor ConnectionPool {
         sweepTimer?.close()
         sweepTimer = nil
         let now = ContinuousClock.now
-        for key in Array(machines.keys) { perform(updating: key) { $0.sweep(now: now) } }
-        if let next = machines.values.compactMap(\.nextSweep).min() {
+        for origin in Array(origins.values) { perform(in: origin) { $0.sweep(now: now) } }
+        if let next = origins.values.compactMap(\.machine.nextSweep).min() {
             sweepTimer = try? LoopTimer(on: loop)
             sweepTimer?.start(after: max(.milliseconds(1), next - .now)) { [weak self] in
                 self?.assumeIsolated { $0.sweep() }

@@ -9,7 +9,7 @@
 /// `Connection: close`. A parse error, a transport failure, a read timeout or
 /// a cancelled caller closes it. Closed by the peer while idle, it reports at
 /// once, so the pool never leases a connection it knows is dead.
-actor HTTP1Connection {
+actor HTTP1Connection: LoopIsolated {
     nonisolated let id: Int
     nonisolated let loop: EventLoop
     nonisolated let createdAt: ContinuousClock.Instant
@@ -54,8 +54,7 @@ actor HTTP1Connection {
         stream.assumeIsolated { stream in
             stream.setInPlaceReader { [weak self] event in
                 // On the loop, synchronously: the bytes are only valid during this call.
-                nonisolated(unsafe) let event = event
-                self?.assumeIsolated { $0.didRead(event) }
+                self?.onLoop(event) { me, event in me.didRead(event) }
             }
         }
     }
@@ -68,6 +67,33 @@ actor HTTP1Connection {
     ///   `.bodyTooLarge`, `.connectionClosed`, `.readTimeout`, `.transport`, `.cancelled`).
     func execute(_ request: PreparedRequest, mode: BodyMode, readIdleTimeout: Duration?, deadline: ContinuousClock.Instant?,
                  start: ContinuousClock.Instant, timing: RequestTiming) async throws -> Response {
+        let exchange = try begin(request, mode: mode, readIdleTimeout: readIdleTimeout, deadline: deadline, start: start, timing: timing)
+        switch request.body {
+        case nil, .bytes?:
+            return try await Self.response(to: exchange, on: self)
+        case .stream?, .file?:
+            return try await withTaskCancellationHandler {
+                // Uploading goes on beside reading: a server may answer (and end the exchange) early.
+                async let sending: Void = sendStreamed(request, in: exchange)
+                let response = try await exchange.response.wait()
+                if response.stream == nil { await sending }
+                return response
+            } onCancel: { [weak self] in
+                self?.cancel(exchange)
+            }
+        }
+    }
+
+    /// Starts an exchange: arms its timers and, for a body in memory (or
+    /// none), writes the request at once, in one vectored write. Await its
+    /// end with `response(to:)`; a streamed or file body is sent by `execute`.
+    ///
+    /// Synchronous, so that the HTTP client can lease a connection and start
+    /// an exchange on it from the pool without a hop to this actor.
+    ///
+    /// - Throws: `HTTPClientError` if the connection is already closed.
+    func begin(_ request: PreparedRequest, mode: BodyMode, readIdleTimeout: Duration?, deadline: ContinuousClock.Instant?,
+               start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> Exchange {
         if let closedReason { throw closedReason }
         precondition(exchange == nil, "one exchange at a time")
         let exchange = Exchange(request: request, mode: mode, start: start, timing: timing)
@@ -83,22 +109,25 @@ actor HTTP1Connection {
         }
         if let readIdleTimeout { armReadTimer(readIdleTimeout) }
         if let deadline { armDeadline(deadline) }
-        return try await withTaskCancellationHandler {
-            switch request.body {
-            case nil, .bytes?:
-                // One vectored write, usually complete at once: no child task needed.
-                await send(request, in: exchange)
-                return try await exchange.response.wait()
-            case .stream?, .file?:
-                // Uploading goes on beside reading: a server may answer (and end the exchange) early.
-                async let sending: Void = send(request, in: exchange)
-                let response = try await exchange.response.wait()
-                if response.stream == nil { await sending }
-                return response
-            }
-        } onCancel: { [weak self] in
-            guard let self else { return }
-            try? loop.execute { self.assumeIsolated { $0.fail(HTTPClientError(.cancelled)) } }
+        switch request.body {
+        case nil: sendNow(CollectionOfOne(request.head), request, in: exchange)
+        case .bytes(let bytes)?: sendNow([request.head, bytes], request, in: exchange)
+        case .stream?, .file?: break
+        }
+        return exchange
+    }
+
+    /// Waits, in the caller's isolation, for the end of `exchange` (its head,
+    /// when streaming) on `connection`; cancelling the caller's task fails the
+    /// exchange and closes the connection.
+    ///
+    /// - Throws: as `execute`.
+    static func response(to exchange: Exchange, on connection: HTTP1Connection,
+                         isolation: isolated (any Actor)? = #isolation) async throws -> Response {
+        try await withTaskCancellationHandler {
+            try await exchange.response.wait()
+        } onCancel: { [weak connection] in
+            connection?.cancel(exchange)
         }
     }
 
@@ -107,40 +136,85 @@ actor HTTP1Connection {
         fail(reason)
     }
 
-    // MARK: Sending
-
-    private func send(_ request: PreparedRequest, in exchange: Exchange) async {
-        do {
-            var whole = true
-            switch request.body {
-            case nil:
-                try await stream.write(request.head)
-            case .bytes(let bytes)?:
-                try await stream.write(contentsOf: [request.head, bytes])
-                request.uploadProgress?(bytes.count, bytes.count)
-            case .stream(let length, let makeChunks)?:
-                try await stream.write(request.head)
-                exchange.wroteAnything = true
-                whole = try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
-            case .file(let file)?:
-                try await stream.write(request.head)
-                exchange.wroteAnything = true
-                whole = try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
-            }
-            // Sent whole even if the answer came first (it may, while the last read of a file finds its end).
-            exchange.requestSent = whole
-            exchange.wroteAnything = true
-            if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = .now - exchange.start }
-            exchange.sendDone = true
-        } catch {
-            exchange.sendDone = true
-            // A response may already have ended (a server may answer before reading the body).
-            if self.exchange === exchange, !exchange.responseDone {
-                fail(error as? HTTPClientError ?? HTTPClientError.wrapping(error, url: request.url))
-                return
+    private nonisolated func cancel(_ exchange: Exchange) {
+        try? loop.execute {
+            self.onLoop(exchange) { me, exchange in
+                if me.exchange === exchange { me.fail(HTTPClientError(.cancelled)) }
             }
         }
+    }
+
+    // MARK: Sending
+
+    /// Writes a request that is all in memory: what the kernel does not take
+    /// at once is queued, and the exchange learns when it is out.
+    private func sendNow<C: Collection<[UInt8]>>(_ buffers: C, _ request: PreparedRequest, in exchange: Exchange) {
+        do {
+            let pending = try stream.onLoop(buffers) { stream, buffers in try stream.startWrite(buffers) }
+            exchange.wroteAnything = true
+            guard let pending else {
+                sent(request, in: exchange, whole: true)
+                return
+            }
+            Task(executorPreference: loop) {
+                do {
+                    try await pending.wait()
+                    await self.sent(request, in: exchange, whole: true)
+                } catch {
+                    await self.sendFailed(error, request, in: exchange)
+                }
+            }
+        } catch {
+            sendFailed(error, request, in: exchange)
+        }
+    }
+
+    /// Sends a streamed or file body after the head.
+    private func sendStreamed(_ request: PreparedRequest, in exchange: Exchange) async {
+        do {
+            try await write(CollectionOfOne(request.head))
+            exchange.wroteAnything = true
+            let whole: Bool
+            switch request.body {
+            case .stream(let length, let makeChunks)?:
+                whole = try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
+            case .file(let file)?:
+                whole = try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
+            case nil, .bytes?:
+                preconditionFailure("a body in memory is sent by sendNow")
+            }
+            sent(request, in: exchange, whole: whole)
+        } catch {
+            sendFailed(error, request, in: exchange)
+        }
+    }
+
+    /// The request is out (`whole`), or sending stopped because the response ended first.
+    private func sent(_ request: PreparedRequest, in exchange: Exchange, whole: Bool) {
+        // Sent whole even if the answer came first (it may, while the last read of a file finds its end).
+        exchange.requestSent = whole
+        exchange.wroteAnything = true
+        if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = .now - exchange.start }
+        if case .bytes(let bytes)? = request.body { request.uploadProgress?(bytes.count, bytes.count) }
+        exchange.sendDone = true
         if self.exchange === exchange, exchange.responseDone { finish(exchange) }
+    }
+
+    private func sendFailed(_ error: any Error, _ request: PreparedRequest, in exchange: Exchange) {
+        exchange.sendDone = true
+        // A response may already have ended (a server may answer before reading the body).
+        if self.exchange === exchange, !exchange.responseDone {
+            fail(error as? HTTPClientError ?? HTTPClientError.wrapping(error, url: request.url))
+            return
+        }
+        if self.exchange === exchange, exchange.responseDone { finish(exchange) }
+    }
+
+    /// Writes on the stream (same loop) without a hop to it; suspends only
+    /// while the kernel has not taken everything.
+    private func write<C: Collection<[UInt8]>>(_ buffers: C) async throws {
+        let pending = try stream.onLoop(buffers) { stream, buffers in try stream.startWrite(buffers) }
+        if let pending { try await stream.waitForWrite(pending) }
     }
 
     /// Sends the body; returns false if the response ended first and sending stopped.

@@ -137,6 +137,7 @@ package final class HTTP1Parser {
 
     fileprivate func onMessageBegin() -> Int32 {
         head = HTTP1Head()
+        head.headers.reserveCapacity(8)  // a typical response head has 4 to 8 fields
         trailers = HTTPHeaders()
         inTrailers = false
         headerBytes = 0

@@ -32,7 +32,7 @@ public final class HTTPClient: Sendable {
     ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
         let loop = group.next()
-        return try await withTaskExecutorPreference(loop) {
+        return try await loop.withPreference {
             try await self.run(request, options: options, on: loop) { response, target, redirects, decoder in
                 var body = response.body
                 if let decoder {
@@ -53,7 +53,7 @@ public final class HTTPClient: Sendable {
     ///   iteration throws what happens after.
     public func stream(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientStreamingResponse {
         let loop = group.next()
-        return try await withTaskExecutorPreference(loop) {
+        return try await loop.withPreference {
             try await self.run(request, options: options, on: loop, streaming: true) { response, target, _, decoder in
                 var body = response.stream!
                 if let decoder { body = body.inflating(with: decoder) }
@@ -132,15 +132,35 @@ public final class HTTPClient: Sendable {
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: max)
         let readIdle = options.readIdleTimeout ?? configuration.readIdleTimeout
+        return try await exchange(prepared, key: key, mode: mode, readIdle: readIdle, start: start, deadline: deadline, on: pool)
+    }
+
+    /// Leases a connection and runs the exchange on it, retrying once on a new
+    /// connection when a reused one turns out dead. Isolated to the pool: with
+    /// a connection idle and the body in memory, everything from the lease to
+    /// the response's end runs without a hop between the loop's actors.
+    private func exchange(
+        _ prepared: PreparedRequest, key: ConnectionPool.Key, mode: HTTP1Connection.BodyMode, readIdle: Duration?,
+        start: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, on pool: isolated ConnectionPool
+    ) async throws -> HTTP1Connection.Response {
         for attempt in 1...2 {
             let waitStart = ContinuousClock.now
             let leased = try await pool.lease(key, deadline: deadline)
             var timing = leased.setup ?? RequestTiming()
             let waited = ContinuousClock.now - waitStart
             if leased.setup == nil, waited > .milliseconds(1) { timing.poolWait = waited }
+            let connection = leased.connection
             do {
-                return try await leased.connection.execute(prepared, mode: mode, readIdleTimeout: readIdle, deadline: deadline,
-                                                          start: start, timing: timing)
+                switch prepared.body {
+                case nil, .bytes?:
+                    let exchange = try connection.onLoop((prepared, mode, readIdle, deadline, start, timing)) { connection, e in
+                        try connection.begin(e.0, mode: e.1, readIdleTimeout: e.2, deadline: e.3, start: e.4, timing: e.5)
+                    }
+                    return try await HTTP1Connection.response(to: exchange, on: connection)
+                case .stream?, .file?:
+                    return try await connection.execute(prepared, mode: mode, readIdleTimeout: readIdle, deadline: deadline,
+                                                        start: start, timing: timing)
+                }
             } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 {
                 continue
             }

@@ -32,6 +32,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Appends a field, keeping any others of the same name.
     public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
 
+    /// Room for `n` fields, so that a parsed head grows its storage once rather than field by field.
+    mutating func reserveCapacity(_ n: Int) { fields.reserveCapacity(n) }
+
     /// Replaces every field named `name` (any case) with one field, or removes them for nil.
     public mutating func replaceOrAdd(name: String, value: String?) {
         remove(name: name)

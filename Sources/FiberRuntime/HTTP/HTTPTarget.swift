@@ -17,7 +17,7 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// The `Host` header value: the host, bracketed if IPv6, and the port unless it is the default.
     public var hostHeader: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
     }
 
@@ -31,6 +31,15 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: `HTTPClientError` `.invalidURL` for anything else (no scheme,
     ///   another scheme, no host, a port out of range, user info).
     public init(_ url: String) throws(HTTPClientError) {
+        if let plain = HTTPTarget.parsePlain(url) {
+            self = plain
+        } else {
+            self = try HTTPTarget.parseWithURL(url)
+        }
+    }
+
+    /// The general parser, through Foundation's `URL`.
+    static func parseWithURL(_ url: String) throws(HTTPClientError) -> HTTPTarget {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
               scheme == "http" || scheme == "https",
               let host = parsed.host(percentEncoded: false), !host.isEmpty else {
@@ -43,7 +52,7 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
         if target.isEmpty { target = "/" }
         if let query = parsed.query(percentEncoded: true) { target += "?" + query }
         guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw .invalidURL(url) }
-        self.init(scheme: scheme, host: host, port: port, pathAndQuery: target)
+        return HTTPTarget(scheme: scheme, host: host, port: port, pathAndQuery: target)
     }
 
     /// A target from its parts.
