@@ -12,9 +12,10 @@ import Glibc
 /// (`package`: the Fiber API's shared state uses it too, also because
 /// ThreadSanitizer cannot see the hand-over of a priority-inheritance futex.)
 package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched while `mutex` is held.
+    // @unchecked: `value` is only touched while `mutex` is held, which also
+    // makes the dynamic exclusivity check on it redundant.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private var value: Value
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         self.value = value

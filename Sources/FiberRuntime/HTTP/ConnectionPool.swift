@@ -9,12 +9,25 @@ actor ConnectionPool: LoopIsolated {
         /// The TLS configuration for https (nil for http): connections made with
         /// different trust, pins or identities never mix.
         let tls: TLSConfiguration?
+
+        /// Leaves the TLS configuration to `==`: hashing it (trust roots, pins,
+        /// identity) on every lease would cost more than the lease, and a
+        /// client's requests mostly share one configuration, which `==` finds
+        /// equal at once (same storage).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(scheme)
+            hasher.combine(host)
+            hasher.combine(port)
+            hasher.combine(tls == nil)
+        }
     }
 
     struct Leased: Sendable {
         let connection: HTTP1Connection
         /// Set on a connection made for this lease: its connect timings.
         let setup: RequestTiming?
+        /// How long the lease waited for a connection (nil: an idle one was there).
+        var waited: Duration? = nil
     }
 
     nonisolated let loop: EventLoop
@@ -66,7 +79,8 @@ actor ConnectionPool: LoopIsolated {
         let origin = origin(for: key)
         nextWaiterID += 1
         let waiterID = nextWaiterID
-        let actions = origin.machine.leaseRequested(waiterID, now: .now)
+        let now = ContinuousClock.now
+        let actions = origin.machine.leaseRequested(waiterID, now: now)
         // The common case, an idle connection: no waiter, no continuation.
         if actions.count == 1, case .lease(let id, to: waiterID) = actions[0], let connection = origin.connections[id] {
             origin.leased.insert(id)
@@ -82,7 +96,7 @@ actor ConnectionPool: LoopIsolated {
                 self?.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .timedOut) } }
             }
         }
-        return try await withTaskCancellationHandler {
+        var leased = try await withTaskCancellationHandler {
             try await result.wait()
         } onCancel: { [weak self] in
             guard let self else { return }
@@ -90,6 +104,8 @@ actor ConnectionPool: LoopIsolated {
                 self.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .cancelled) } }
             }
         }
+        leased.waited = .now - now
+        return leased
     }
 
     /// Counts of connections and waiters over every origin.

@@ -38,16 +38,20 @@ package final class HTTP1Parser {
 
     private let parser: UnsafeMutablePointer<llhttp_t>
     private let settings: UnsafeMutablePointer<llhttp_settings_t>
-    private var events: [Event] = []
-    private var base: UnsafePointer<CChar>?
-    private var head = HTTP1Head()
-    private var trailers = HTTPHeaders()
-    private var inTrailers = false
-    private var fieldName: [UInt8] = []
-    private var fieldValue: [UInt8] = []
-    private var reasonOrTarget: [UInt8] = []
-    private var headerBytes = 0
-    private var limitExceeded = false
+    // The callbacks' state. Unchecked for exclusivity: llhttp calls back only
+    // from inside `feed`/`finish`, one callback at a time on the caller's
+    // thread, so no two accesses can overlap; the dynamic check cost more per
+    // header field than parsing it.
+    @exclusivity(unchecked) private var events: [Event] = []
+    @exclusivity(unchecked) private var base: UnsafePointer<CChar>?
+    @exclusivity(unchecked) private var head = HTTP1Head()
+    @exclusivity(unchecked) private var trailers = HTTPHeaders()
+    @exclusivity(unchecked) private var inTrailers = false
+    @exclusivity(unchecked) private var fieldName: [UInt8] = []
+    @exclusivity(unchecked) private var fieldValue: [UInt8] = []
+    @exclusivity(unchecked) private var reasonOrTarget: [UInt8] = []
+    @exclusivity(unchecked) private var headerBytes = 0
+    @exclusivity(unchecked) private var limitExceeded = false
 
     package init(mode: Mode, maxHeaderBytes: Int = 64 * 1024) {
         self.mode = mode

@@ -144,11 +144,9 @@ public final class HTTPClient: Sendable {
         start: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, on pool: isolated ConnectionPool
     ) async throws -> HTTP1Connection.Response {
         for attempt in 1...2 {
-            let waitStart = ContinuousClock.now
             let leased = try await pool.lease(key, deadline: deadline)
             var timing = leased.setup ?? RequestTiming()
-            let waited = ContinuousClock.now - waitStart
-            if leased.setup == nil, waited > .milliseconds(1) { timing.poolWait = waited }
+            if leased.setup == nil, let waited = leased.waited, waited > .milliseconds(1) { timing.poolWait = waited }
             let connection = leased.connection
             do {
                 switch prepared.body {
