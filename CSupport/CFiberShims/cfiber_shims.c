@@ -25,3 +25,14 @@ int cfiber_available_cpus(void) {
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
     return CPU_COUNT(&set);
 }
+
+#include <malloc.h>
+
+int cfiber_set_malloc_top_pad(int bytes) {
+#ifdef M_TOP_PAD
+    return mallopt(M_TOP_PAD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}

@@ -35,6 +35,7 @@ public final class EventLoopGroup: Sendable {
     private init(loopCount: Int, name: String, isShared: Bool) {
         precondition(loopCount > 0, "an event loop group needs at least one loop")
         Self.ignoreBrokenPipeSignal
+        _ = MallocTopPad.applied
         self.isShared = isShared
         loops = (0..<loopCount).map { EventLoop(index: $0, name: "\(name)-\($0)") }
     }

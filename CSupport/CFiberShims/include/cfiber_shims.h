@@ -18,4 +18,7 @@ void cfiber_set_thread_name(const char *name);
 
 /* The number of CPUs this process may run on (sched_getaffinity). */
 int cfiber_available_cpus(void);
+
+/* mallopt(M_TOP_PAD, bytes) where glibc has it: 1 on success, 0 otherwise. */
+int cfiber_set_malloc_top_pad(int bytes);
 #endif
