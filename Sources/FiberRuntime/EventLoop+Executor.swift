@@ -1,22 +1,42 @@
-/// The loop as an executor: actors pinned to a loop run their jobs on its
-/// thread, and tasks that prefer it (`withTaskExecutorPreference`) do too.
-extension EventLoop: SerialExecutor, TaskExecutor {
-    /// Queues a job to run on the loop thread, in order after those before it.
+/// The loop as a task executor: tasks that prefer it (`Task(executorPreference:)`,
+/// `withTaskExecutorPreference`) run their code that belongs to no actor on
+/// its thread, so that their hops to the loop's actors cost no thread switch.
+extension EventLoop: TaskExecutor {
+    /// Queues a job of a task that prefers this loop, in order after those before it.
     public func enqueue(_ job: consuming ExecutorJob) {
-        enqueue(.job(UnownedJob(job)))
+        enqueue(.taskJob(UnownedJob(job)))
     }
 
     /// The executor to return from an actor's `unownedExecutor` to pin it to this loop.
-    public var executor: UnownedSerialExecutor { asUnownedSerialExecutor() }
+    public var executor: UnownedSerialExecutor { serialExecutor.asUnownedSerialExecutor() }
 
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    /// True on this loop's thread.
+    public func isIsolatingCurrentContext() -> Bool? { inEventLoop }
+}
+
+/// The loop as the serial executor of the actors pinned to it.
+///
+/// A face of its own rather than the loop itself: the runtime enqueues an
+/// actor's jobs here and a task's jobs on the loop, and the loop runs each
+/// kind in its own isolation. Were both the same object, a task's code that
+/// belongs to no actor would run as if isolated to the loop, and hop (through
+/// the queue again) to where it belongs after every resumption.
+final class LoopSerialExecutor: SerialExecutor, @unchecked Sendable {
+    // @unchecked: `loop` is set once, by the loop's initializer, before any use.
+    unowned(unsafe) var loop: EventLoop!
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        _ = loop.enqueue(.actorJob(UnownedJob(job)))
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    public func isIsolatingCurrentContext() -> Bool? { inEventLoop }
+    func isIsolatingCurrentContext() -> Bool? { loop.inEventLoop }
 
-    public func checkIsolated() {
-        precondition(inEventLoop, "expected to run on event loop \(index), but the current thread is not its thread")
+    func checkIsolated() {
+        precondition(loop.inEventLoop, "expected to run on event loop \(loop.index), but the current thread is not its thread")
     }
 }
 

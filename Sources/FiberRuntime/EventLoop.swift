@@ -5,10 +5,10 @@ import Synchronization
 
 /// One libuv loop running on a thread of its own.
 ///
-/// The loop is a `SerialExecutor` and a `TaskExecutor` (see
+/// The loop is a `TaskExecutor`, and `executor` is its serial executor (see
 /// `EventLoop+Executor.swift`): an actor that owns a socket returns the loop's
-/// executor as its `unownedExecutor`, so libuv callbacks and the actor's state
-/// share one thread. Work from other threads arrives through one inbox (a
+/// `executor` as its `unownedExecutor`, so libuv callbacks and the actor's
+/// state share one thread. Work from other threads arrives through one inbox (a
 /// mutex-guarded array) and one `uv_async_send`; libuv merges wake-ups, and
 /// the loop drains the whole inbox on each. Work pushed by the loop itself
 /// starts an idle handle instead, so it runs in the same turn with no syscall.
@@ -45,9 +45,16 @@ public final class EventLoop: @unchecked Sendable {
     private enum ExitState { case running, exited, waiting(CheckedContinuation<Void, Never>) }
 
     enum LoopJob {
-        case job(UnownedJob)
+        /// A job of an actor pinned to the loop (enqueued on `executor`).
+        case actorJob(UnownedJob)
+        /// A job of a task that prefers the loop, in no actor's isolation.
+        case taskJob(UnownedJob)
         case closure(@Sendable () -> Void)
     }
+
+    /// The loop's serial executor: a face of its own, so that a job says by
+    /// where it was enqueued whether it runs isolated to an actor or not.
+    let serialExecutor = LoopSerialExecutor()
 
     /// Jobs run per drain before the loop polls I/O again, so a task that keeps
     /// rescheduling itself cannot starve sockets and timers.
@@ -62,6 +69,7 @@ public final class EventLoop: @unchecked Sendable {
         precondition(uv_loop_init(uvLoop) == 0, "uv_loop_init failed")
         let me = Unmanaged.passUnretained(self).toOpaque()
         uvLoop.pointee.data = me
+        serialExecutor.loop = self
         uv_async_init(uvLoop, wakeup) { async in
             EventLoop.from(async!.pointee.loop).drainInbox()
         }
@@ -182,8 +190,12 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run(_ job: LoopJob) {
         switch job {
-        case .job(let job):
-            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        case .actorJob(let job):
+            job.runSynchronously(isolatedTo: executor, taskExecutor: asUnownedTaskExecutor())
+        case .taskJob(let job):
+            // Not isolated to the loop's serial executor: code with no isolation
+            // finds itself where it expects to be and does not hop again.
+            job.runSynchronously(on: asUnownedTaskExecutor())
         case .closure(let work):
             work()
         }

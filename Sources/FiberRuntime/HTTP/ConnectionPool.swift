@@ -40,7 +40,7 @@ actor ConnectionPool: LoopIsolated {
     /// One origin's state machine and the connections it names, reached by
     /// reference: the hot path hashes the key once per lease, never per event.
     // @unchecked: touched only by its pool, isolated to the pool's loop (closures carry it back there).
-    private final class Origin: @unchecked Sendable {
+    fileprivate final class Origin: @unchecked Sendable {
         let key: Key
         var machine: ConnectionPoolStateMachine
         var connections: [Int: HTTP1Connection] = [:]
@@ -76,6 +76,21 @@ actor ConnectionPool: LoopIsolated {
     /// - Throws: `HTTPClientError` `.deadlineExceeded` past `deadline`, `.shutdown`,
     ///   `.cancelled`, or the connect error (`.transport`) when opening one failed.
     func lease(_ key: Key, deadline: ContinuousClock.Instant?) async throws -> Leased {
+        switch startLease(key, deadline: deadline) {
+        case .leased(let leased): return leased
+        case .waiting(let wait): return try await wait.result()
+        }
+    }
+
+    /// The first, synchronous half of `lease`: an idle connection, or a place
+    /// in the queue to await. The HTTP client calls it from the loop without
+    /// a hop to this actor, and awaits only when it has to.
+    enum LeaseStart {
+        case leased(Leased)
+        case waiting(LeaseWait)
+    }
+
+    func startLease(_ key: Key, deadline: ContinuousClock.Instant?) -> LeaseStart {
         let origin = origin(for: key)
         nextWaiterID += 1
         let waiterID = nextWaiterID
@@ -84,7 +99,7 @@ actor ConnectionPool: LoopIsolated {
         // The common case, an idle connection: no waiter, no continuation.
         if actions.count == 1, case .lease(let id, to: waiterID) = actions[0], let connection = origin.connections[id] {
             origin.leased.insert(id)
-            return Leased(connection: connection, setup: origin.fresh.remove(id) != nil ? connection.setupTiming : nil)
+            return .leased(Leased(connection: connection, setup: origin.fresh.remove(id) != nil ? connection.setupTiming : nil))
         }
         let result = OnceContinuation<Leased>()
         waiters[waiterID] = (origin, result, nil)
@@ -96,16 +111,32 @@ actor ConnectionPool: LoopIsolated {
                 self?.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .timedOut) } }
             }
         }
-        var leased = try await withTaskCancellationHandler {
-            try await result.wait()
-        } onCancel: { [weak self] in
-            guard let self else { return }
-            try? loop.execute {
-                self.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .cancelled) } }
+        return .waiting(LeaseWait(pool: self, origin: origin, waiterID: waiterID, since: now, leased: result))
+    }
+
+    /// A request waiting for a connection.
+    struct LeaseWait: Sendable {
+        fileprivate let pool: ConnectionPool
+        fileprivate let origin: Origin
+        fileprivate let waiterID: Int
+        fileprivate let since: ContinuousClock.Instant
+        fileprivate let leased: OnceContinuation<Leased>
+
+        /// Waits for the connection; cancelling the task gives up the place.
+        ///
+        /// - Throws: as `lease`.
+        func result(isolation: isolated (any Actor)? = #isolation) async throws -> Leased {
+            let (pool, origin, waiterID) = (pool, origin, waiterID)
+            var leased = try await withTaskCancellationHandler {
+                try await self.leased.wait()
+            } onCancel: {
+                try? pool.loop.execute {
+                    pool.assumeIsolated { me in me.perform(in: origin) { $0.waiterLeft(waiterID, because: .cancelled) } }
+                }
             }
+            leased.waited = .now - since
+            return leased
         }
-        leased.waited = .now - now
-        return leased
     }
 
     /// Counts of connections and waiters over every origin.

@@ -136,15 +136,21 @@ public final class HTTPClient: Sendable {
     }
 
     /// Leases a connection and runs the exchange on it, retrying once on a new
-    /// connection when a reused one turns out dead. Isolated to the pool: with
-    /// a connection idle and the body in memory, everything from the lease to
-    /// the response's end runs without a hop between the loop's actors.
+    /// connection when a reused one turns out dead.
+    ///
+    /// The task prefers `pool`'s loop (`execute` made sure), so this runs on
+    /// the loop thread and reaches the pool and the connection synchronously
+    /// (`onLoop`): with a connection idle and the body in memory, a request
+    /// suspends once, for its response, and never hops between executors.
     private func exchange(
         _ prepared: PreparedRequest, key: ConnectionPool.Key, mode: HTTP1Connection.BodyMode, readIdle: Duration?,
-        start: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, on pool: isolated ConnectionPool
+        start: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, on pool: ConnectionPool
     ) async throws -> HTTP1Connection.Response {
         for attempt in 1...2 {
-            let leased = try await pool.lease(key, deadline: deadline)
+            let leased = switch pool.onLoop((key, deadline), { pool, lease in pool.startLease(lease.0, deadline: lease.1) }) {
+            case .leased(let leased): leased
+            case .waiting(let wait): try await wait.result()
+            }
             var timing = leased.setup ?? RequestTiming()
             if leased.setup == nil, let waited = leased.waited, waited > .milliseconds(1) { timing.poolWait = waited }
             let connection = leased.connection
