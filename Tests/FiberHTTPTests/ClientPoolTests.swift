@@ -38,11 +38,12 @@ struct ClientPoolTests {
     }
 
     @Test func idleConnectionsTimeOut() async throws {
-        try await withClient(configure: { $0.idleTimeout = .milliseconds(1500) }) { client, server in
+        // Long enough that a stalled machine (sanitizers, parallel suites) does not close it before the first check.
+        try await withClient(configure: { $0.idleTimeout = .seconds(4) }) { client, server in
             server.route("/", respond: .ok())
             _ = try await client.get(server.url("/"))
             #expect(await client.statistics().idle == 1)
-            try await server.waitUntil(timeout: .seconds(5)) { $0.openConnectionCount == 0 }
+            try await server.waitUntil(timeout: .seconds(20)) { $0.openConnectionCount == 0 }
             #expect(await client.statistics().open == 0)
             _ = try await client.get(server.url("/"))
             #expect(server.connectionCount == 2)
