@@ -8,7 +8,7 @@ struct Exchange: Sendable {
     let transport: any FiberTransport
     let configuration: Fiber.Configuration
 
-    func send(_ request: FiberRequest) async throws -> FiberResponse {
+    nonisolated(nonsending) func send(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
         let start = ContinuousClock.now
         do {
@@ -19,7 +19,7 @@ struct Exchange: Sendable {
         }
     }
 
-    func stream(_ request: FiberRequest) async throws -> FiberResponse {
+    nonisolated(nonsending) func stream(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
         let start = ContinuousClock.now
         do {

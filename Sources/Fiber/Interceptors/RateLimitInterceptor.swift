@@ -21,7 +21,7 @@ public enum RateLimitError: Error, Sendable, Equatable, CustomStringConvertible 
 ///
 /// The limiter wakes a waiting request within `FiberDefaults.rateLimitSleepIncrement`
 /// of its slot (the sleep's tolerance), so timers can be coalesced.
-public struct RateLimitInterceptor: Interceptor {
+public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
     /// `"rateLimit"`.
     public let name = "rateLimit"
     private let limiter: RateLimiter
@@ -45,9 +45,15 @@ public struct RateLimitInterceptor: Interceptor {
     /// - Throws: `RateLimitError.exceeded` when no slot comes within `maxWait`
     ///   or the deadline; `CancellationError` when cancelled while waiting; what `next` throws.
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        try await run(request, next: InlineNext(next))
+    }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var allowed = Duration.seconds(clamping: maxWait)
         if let remaining = request.remainingTime { allowed = min(allowed, remaining) }
-        try await limiter.acquire(maxWait: allowed, tolerance: tolerance)
+        // A token at hand (the usual case) costs no suspension point.
+        let decision = limiter.take(maxWait: allowed)
+        if decision != .proceed { try await limiter.complete(decision, tolerance: tolerance) }
         return try await next(request)
     }
 }
@@ -66,8 +72,13 @@ final class RateLimiter: Sendable {
         self.clock = clock
     }
 
-    func acquire(maxWait: Duration, tolerance: Duration) async throws {
-        let decision = bucket.withLock { $0.take(now: clock.now(), maxWait: maxWait) }
+    /// The bucket's decision for a request that may wait `maxWait` (a token taken or reserved).
+    func take(maxWait: Duration) -> TokenBucket.Decision {
+        bucket.withLock { $0.take(now: clock.now(), maxWait: maxWait) }
+    }
+
+    /// Carries out `decision`: returns at once, waits for the reserved token, or throws.
+    nonisolated(nonsending) func complete(_ decision: TokenBucket.Decision, tolerance: Duration) async throws {
         switch decision {
         case .proceed:
             return

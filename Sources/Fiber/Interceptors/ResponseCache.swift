@@ -5,9 +5,9 @@
 /// Every operation is O(1): entries live in an array threaded by a doubly
 /// linked recency list (most recent at `head`), found through a key index;
 /// freed slots are reused, so a full cache allocates nothing to store.
-struct ResponseCache<Value>: Sendable where Value: Sendable {
+struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Node: Sendable {
-        var key: String
+        var key: Key?
         var value: Value?
         var expires: Duration
         var newer: Int?
@@ -17,7 +17,7 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
     let ttl: Duration
     let maxEntries: Int
     private var nodes: [Node] = []
-    private var index: [String: Int] = [:]
+    private var index: [Key: Int] = [:]
     private var free: [Int] = []
     private var head: Int?  // most recently used
     private var tail: Int?  // least recently used
@@ -30,7 +30,7 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
     var count: Int { index.count }
 
     /// The fresh value under `key`, marked as just used; an expired one is dropped.
-    mutating func value(for key: String, now: Duration) -> Value? {
+    mutating func value(for key: Key, now: Duration) -> Value? {
         guard let slot = index[key] else { return nil }
         guard now < nodes[slot].expires else {
             remove(slot)
@@ -42,7 +42,7 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
 
     /// Stores `value` under `key`; returns the key evicted to make room, if any.
     @discardableResult
-    mutating func store(_ value: Value, for key: String, now: Duration) -> String? {
+    mutating func store(_ value: consuming Value, for key: Key, now: Duration) -> Key? {
         guard maxEntries > 0, ttl > .zero else { return nil }
         if let slot = index[key] {
             nodes[slot].value = value
@@ -50,7 +50,7 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
             moveToFront(slot)
             return nil
         }
-        var evicted: String?
+        var evicted: Key?
         if index.count >= maxEntries, let oldest = tail {
             evicted = nodes[oldest].key
             remove(oldest)
@@ -70,7 +70,7 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
     }
 
     /// Drops every entry whose key `matches`.
-    mutating func removeAll(where matches: (String) -> Bool) {
+    mutating func removeAll(where matches: (Key) -> Bool) {
         for (key, slot) in index where matches(key) { remove(slot) }
     }
 
@@ -80,9 +80,9 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
 
     private mutating func remove(_ slot: Int) {
         unlink(slot)
-        index[nodes[slot].key] = nil
+        if let key = nodes[slot].key { index[key] = nil }
         nodes[slot].value = nil
-        nodes[slot].key = ""
+        nodes[slot].key = nil
         free.append(slot)
     }
 
