@@ -12,44 +12,37 @@
 protocol InlineInterceptor: Interceptor {
     /// The interceptor's step: what `intercept(_:next:)` does.
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse
+
+    /// `run` in front of `next`: `InlineNext { try await run($0, next: next) }`, written in
+    /// each conforming type so that the call to `run` is direct (a default here would
+    /// reach it through the protocol, one more async frame per request).
+    func linked(to next: InlineNext) -> InlineNext
 }
 
 /// The rest of the pipeline below a step, called as `next(request)`: the next
-/// built-in (called directly, with no closure between them), a custom
-/// interceptor (through the protocol), or the end of the chain.
+/// built-in's step, a custom interceptor (called through the protocol), or the
+/// end of the chain.
 struct InlineNext: Sendable {
-    /// The end of a chain, such as the transport exchange.
-    typealias End = nonisolated(nonsending) @Sendable (FiberRequest) async throws -> FiberResponse
+    typealias Body = nonisolated(nonsending) @Sendable (FiberRequest) async throws -> FiberResponse
 
-    private indirect enum Step: Sendable {
-        case inline(any InlineInterceptor, next: InlineNext)
-        case custom(any Interceptor, next: InterceptorNext)
-        case end(End)
-    }
+    private let body: Body
 
-    private let step: Step
-
-    /// A chain that is just `end`.
-    init(_ end: @escaping End) { step = .end(end) }
-
-    private init(_ step: Step) { self.step = step }
+    /// The rest of the pipeline as a function.
+    init(_ body: @escaping Body) { self.body = body }
 
     /// Sends `request` down the rest of the chain.
     @inline(__always)
     nonisolated(nonsending) func callAsFunction(_ request: FiberRequest) async throws -> FiberResponse {
-        switch step {
-        case .inline(let interceptor, let next): try await interceptor.run(request, next: next)
-        case .custom(let interceptor, let next): try await interceptor.intercept(request, next: next)
-        case .end(let end): try await end(request)
-        }
+        try await body(request)
     }
 
     /// Folds `interceptors` around `end` once, from the transport outwards, so
     /// that a request costs no array walk: the first interceptor is outermost.
-    static func chain(_ interceptors: [any Interceptor], around end: @escaping End) -> InlineNext {
+    static func chain(_ interceptors: [any Interceptor], around end: @escaping Body) -> InlineNext {
         interceptors.reversed().reduce(InlineNext(end)) { next, interceptor in
-            if let inline = interceptor as? any InlineInterceptor { return InlineNext(.inline(inline, next: next)) }
-            return InlineNext(.custom(interceptor, next: { request in try await next(request) }))
+            if let inline = interceptor as? any InlineInterceptor { return inline.linked(to: next) }
+            let rest: InterceptorNext = { request in try await next(request) }
+            return InlineNext { request in try await interceptor.intercept(request, next: rest) }
         }
     }
 }

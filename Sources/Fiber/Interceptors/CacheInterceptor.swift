@@ -46,6 +46,8 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
             return try await next(request)

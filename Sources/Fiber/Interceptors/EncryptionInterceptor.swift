@@ -24,6 +24,8 @@ public struct EncryptionInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var outgoing = request
         if encryptRequest, let body = request.body, !body.isEmpty {

@@ -36,6 +36,8 @@ public struct LoggingInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         emit(.info) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
         details(headers: request.headers, body: logBody ? request.body : nil)

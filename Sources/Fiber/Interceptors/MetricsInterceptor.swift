@@ -20,6 +20,8 @@ public struct MetricsInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Only a collector that receives `RequestMetrics` reads the wall-clock start.
         let timestamp = inlineCollector == nil ? Date() : nil

@@ -25,7 +25,7 @@ public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
     /// `"rateLimit"`.
     public let name = "rateLimit"
     private let limiter: RateLimiter
-    private let maxWait: Double
+    private let maxWait: Duration
     private let tolerance: Duration
 
     /// - Parameters:
@@ -38,7 +38,7 @@ public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
         self.limiter = RateLimiter(
             bucket: TokenBucket(capacity: maxRequests, interval: .seconds(clamping: perInterval), now: clock.now()),
             clock: clock)
-        self.maxWait = maxWait
+        self.maxWait = .seconds(clamping: maxWait)
         self.tolerance = .seconds(clamping: defaults.rateLimitSleepIncrement)
     }
 
@@ -48,8 +48,10 @@ public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        var allowed = Duration.seconds(clamping: maxWait)
+        var allowed = maxWait
         if let remaining = request.remainingTime { allowed = min(allowed, remaining) }
         // A token at hand (the usual case) costs no suspension point.
         let decision = limiter.take(maxWait: allowed)

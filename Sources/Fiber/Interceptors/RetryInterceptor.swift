@@ -58,6 +58,8 @@ public struct RetryInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard maxRetries > 0, retryableMethods.contains(request.httpMethod) else { return try await next(request) }
         var attempt = 0
