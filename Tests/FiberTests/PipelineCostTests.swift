@@ -86,6 +86,33 @@ import Testing
     }
 }
 
+@Suite struct HeaderLookupTests {
+    /// The hot-path lookups answer as the runtime's do, case and non-ASCII names included.
+    @Test func agreeWithTheRuntimesLookups() {
+        let headers = HTTPHeaders([
+            ("Date", "a"), ("date", "b"), ("Cache-Control", "max-age=1"), ("ÜMLAUT", "u"), ("ümlaut", "v"),
+            ("X-@", "1"), ("X-`", "2"), ("X-[", "3"), ("Authorization", "Bearer x"), ("", "empty"),
+        ])
+        let names = ["date", "DATE", "Date", "cache-control", "CACHE-CONTROL", "ümlaut", "ÜMLAUT", "Ümlaut", "x-@",
+                     "x-`", "X-{", "x-[", "authorization", "Authorizatio", "missing", ""]
+        for name in names {
+            #expect(headers.firstValue(named: name) == headers.first(name: name), "\(name)")
+            #expect(headers.allValues(named: name) == headers.values(name: name), "\(name)")
+            #expect(headers.hasField(named: name) == headers.contains(name: name), "\(name)")
+        }
+        let fields = CacheFields(headers)
+        #expect(fields.date == headers.first(name: "Date") && fields.vary == headers.values(name: "Vary"))
+        let response = HTTPHeaders([("vary", "Accept"), ("AGE", "5"), ("Age", "6"), ("expires", "0"), ("VARY", "X"),
+                                    ("cache-control", "max-age=1"), ("Cache-Control", "public"), ("Expires", "1")])
+        let read = CacheFields(response)
+        #expect(read.vary == response.values(name: "Vary") && read.cacheControl == response.values(name: "Cache-Control"))
+        #expect(read.age == response.first(name: "Age") && read.expires == response.first(name: "Expires") && read.date == nil)
+        let request = FiberRequest(url: "https://api.example.com/").header("Accept", "a")
+        #expect(request.header("accept", "b").headers.values(name: "Accept") == ["b"])  // replaced, any case
+        #expect(request.header("X-New", "c").headers.first(name: "x-new") == "c")       // appended
+    }
+}
+
 @Suite struct TraceIDTests {
     @Test func defaultTraceIDsAreVersion4UUIDs() {
         var seen = Set<String>()
@@ -134,7 +161,7 @@ import Testing
 }
 
 @Suite struct MetricHandlesTests {
-    /// The metric objects of a method and status are made once per factory; failure
+    /// The metrics of a method and status are made once per factory; failure
     /// counters only once there is a failure.
     @Test func makesMetricObjectsOncePerFactory() {
         let factory = TestMetrics()

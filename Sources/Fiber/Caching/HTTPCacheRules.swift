@@ -35,7 +35,11 @@ public struct CacheControl: Sendable, Equatable {
 
     /// The directives of every `Cache-Control` field of `headers`.
     public init(headers: HTTPHeaders) {
-        let values = headers.values(name: "Cache-Control")
+        self.init(values: headers.allValues(named: "Cache-Control"))
+    }
+
+    /// The directives of the `Cache-Control` field values `values`, in order.
+    init(values: [String]) {
         // Most responses have none, many one: neither needs joining.
         switch values.count {
         case 0: self.init()
@@ -128,8 +132,13 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// responses to authenticated requests, and prefers `s-maxage`.
     public var isShared: Bool
 
-    /// Statuses that may be stored without explicit freshness (RFC 9110 §15.1), partial content aside.
-    static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// True for the statuses that may be stored without explicit freshness (RFC 9110 §15.1), partial content aside.
+    static func isCacheableByDefault(_ statusCode: Int) -> Bool {
+        switch statusCode {
+        case 200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501: true
+        default: false
+        }
+    }
 
     /// Rules with the client's defaults; a private cache unless `isShared`.
     public init(defaultLifetime: TimeInterval, defaultStaleWhileRevalidate: TimeInterval = 0, isShared: Bool = false) {
@@ -144,7 +153,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// request unless `public`, `s-maxage` or `must-revalidate` allow it.
     public func canStore(method: HTTPMethod, statusCode: Int, requestHeaders: HTTPHeaders,
                          responseHeaders: HTTPHeaders) -> Bool {
-        guard method == .get || method == .head, Self.cacheableStatuses.contains(statusCode) else { return false }
+        guard method == .get || method == .head, Self.isCacheableByDefault(statusCode) else { return false }
         return canStore(requestHeaders: requestHeaders, response: CacheControl(headers: responseHeaders),
                         varyNames: Self.varyNames(responseHeaders))
     }
@@ -154,12 +163,12 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// The same answers as those two, with the response's directives read once.
     func storage(method: HTTPMethod, statusCode: Int, requestHeaders: HTTPHeaders, responseHeaders: HTTPHeaders,
                  requestTime: Date, responseTime: Date) -> (varyNames: [String], freshness: CacheFreshness)? {
-        guard method == .get || method == .head, Self.cacheableStatuses.contains(statusCode) else { return nil }
-        let control = CacheControl(headers: responseHeaders)
-        guard let names = Self.varyNames(responseHeaders),
+        guard method == .get || method == .head, Self.isCacheableByDefault(statusCode) else { return nil }
+        let fields = CacheFields(responseHeaders)
+        let control = CacheControl(values: fields.cacheControl)
+        guard let names = Self.varyNames(values: fields.vary),
               canStore(requestHeaders: requestHeaders, response: control, varyNames: names) else { return nil }
-        return (names, freshness(responseHeaders: responseHeaders, control: control, requestTime: requestTime,
-                                 responseTime: responseTime))
+        return (names, freshness(fields, control: control, requestTime: requestTime, responseTime: responseTime))
     }
 
     /// `canStore` past the method and status, with the response's directives and vary names already read.
@@ -168,7 +177,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
         guard varyNames != nil else { return false }
         if isShared {
             if response.isPrivate { return false }
-            if requestHeaders.contains(name: "Authorization"),
+            if requestHeaders.hasField(named: "Authorization"),
                !(response.isPublic || response.sharedMaxAge != nil || response.mustRevalidate) { return false }
         }
         return true
@@ -182,20 +191,21 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// `must-revalidate` or `no-cache`. The initial age counts `Age`, the
     /// round trip and the `Date` header.
     public func freshness(responseHeaders: HTTPHeaders, requestTime: Date, responseTime: Date) -> CacheFreshness {
-        freshness(responseHeaders: responseHeaders, control: CacheControl(headers: responseHeaders), requestTime: requestTime,
-                  responseTime: responseTime)
+        let fields = CacheFields(responseHeaders)
+        return freshness(fields, control: CacheControl(values: fields.cacheControl), requestTime: requestTime,
+                         responseTime: responseTime)
     }
 
-    /// `freshness` with the response's directives already read.
-    private func freshness(responseHeaders: HTTPHeaders, control: CacheControl, requestTime: Date, responseTime: Date)
+    /// `freshness` from the response's fields and directives, already read.
+    private func freshness(_ fields: CacheFields, control: CacheControl, requestTime: Date, responseTime: Date)
         -> CacheFreshness {
-        let date = responseHeaders.first(name: "Date").flatMap(HTTPDate.parse)
+        let date = fields.date.flatMap(HTTPDate.parse)
         var lifetime = defaultLifetime
         if isShared, let shared = control.sharedMaxAge {
             lifetime = TimeInterval(shared)
         } else if let maxAge = control.maxAge {
             lifetime = TimeInterval(maxAge)
-        } else if let expires = responseHeaders.first(name: "Expires") {
+        } else if let expires = fields.expires {
             // An invalid Expires (such as "0") means already expired.
             let expiry = HTTPDate.parse(expires)
             lifetime = expiry.map { max(0, $0.timeIntervalSince(date ?? responseTime)) } ?? 0
@@ -206,7 +216,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
             window = 0
         }
         if control.mustRevalidate { window = 0 }
-        let ageValue = responseHeaders.first(name: "Age").flatMap { Int(FieldText.trimmingWhitespace($0[...])) } ?? 0
+        let ageValue = fields.age.flatMap { Int(FieldText.trimmingWhitespace($0[...])) } ?? 0
         let delay = max(0, responseTime.timeIntervalSince(requestTime))
         let apparent = date.map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
         let initialAge = max(apparent, TimeInterval(max(0, ageValue)) + delay)
@@ -223,7 +233,11 @@ public struct HTTPCacheRules: Sendable, Equatable {
 
     /// The lowercased request header names a response varies on, sorted; nil for `Vary: *` (matches nothing).
     public static func varyNames(_ responseHeaders: HTTPHeaders) -> [String]? {
-        let values = responseHeaders.values(name: "Vary")
+        varyNames(values: responseHeaders.allValues(named: "Vary"))
+    }
+
+    /// `varyNames` from the values of the response's `Vary` fields.
+    static func varyNames(values: [String]) -> [String]? {
         if values.isEmpty { return [] }
         var names: Set<String> = []
         for value in values {
@@ -242,7 +256,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
     public static func varySnapshot(names: [String], requestHeaders: HTTPHeaders) -> [String: String?] {
         var snapshot: [String: String?] = [:]
         for name in names {
-            let values = requestHeaders.values(name: name)
+            let values = requestHeaders.allValues(named: name)
             snapshot[name] = values.isEmpty ? String?.none : values.joined(separator: ", ")
         }
         return snapshot

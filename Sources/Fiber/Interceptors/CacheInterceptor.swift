@@ -53,7 +53,9 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
             return try await next(request)
         }
         let key = Self.key(for: request)
-        switch store.lookup(key, for: request) {
+        // One reading of the clock serves the lookup and, on a miss, as the request's time.
+        let instant = store.instant()
+        switch store.lookup(key, for: request, at: instant) {
         case .fresh(let entry, let age):
             return entry.answer(to: request, age: age)
         case .stale(let entry, let age):
@@ -62,9 +64,9 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
             }
             return entry.answer(to: request, age: age)
         case .expired(let entry):
-            return try await fetch(key, request: request, validating: entry, next: next)
+            return try await fetch(key, request: request, validating: entry, requestTime: store.date(at: instant), next: next)
         case .miss:
-            return try await fetch(key, request: request, validating: nil, next: next)
+            return try await fetch(key, request: request, validating: nil, requestTime: store.date(at: instant), next: next)
         }
     }
 
@@ -80,7 +82,7 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
 
     static func key(for request: FiberRequest) -> CacheKey {
         CacheKey(method: request.httpMethod, url: request.url.absoluteString,
-                 authorization: request.headers.first(name: "Authorization"))
+                 authorization: request.headers.firstValue(named: "Authorization"))
     }
 
     // MARK: Network
@@ -88,22 +90,16 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
     /// Sends the request (conditional when `entry` has validators), stores what may be stored, and answers.
     @inline(__always)  // one async frame fewer on every miss
     nonisolated(nonsending) private func fetch(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry?,
-                                               next: InlineNext) async throws -> FiberResponse {
-        let requestTime = store.now()
+                                               requestTime: Date, next: InlineNext) async throws -> FiberResponse {
         // Not `next(entry.map(…) ?? request)`: that copies the request on every miss.
-        let response: FiberResponse
-        if let entry {
-            response = try await next(entry.conditional(request))
-        } else {
-            response = try await next(request)
-        }
+        let response = if let entry { try await next(entry.conditional(request)) } else { try await next(request) }
         return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry)
     }
 
     /// The background half of stale-while-revalidate; failures leave the stale entry to expire.
     nonisolated(nonsending) private func refresh(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry,
                                                  next: InlineNext) async {
-        _ = try? await fetch(key, request: request, validating: entry, next: next)
+        _ = try? await fetch(key, request: request, validating: entry, requestTime: store.now(), next: next)
         store.endRefresh(key)
     }
 }
@@ -150,7 +146,7 @@ struct CachedEntry: Sendable {
     var varyNames: [String]
 
     var hasValidators: Bool {
-        headers.contains(name: "ETag") || headers.contains(name: "Last-Modified")
+        headers.hasField(named: "ETag") || headers.hasField(named: "Last-Modified")
     }
 
     /// The stored response as the answer to `request`.
@@ -164,10 +160,10 @@ struct CachedEntry: Sendable {
     /// `request` made conditional on this entry's validators (unless the caller set its own).
     func conditional(_ request: FiberRequest) -> FiberRequest {
         var conditional = request
-        if let etag = headers.first(name: "ETag"), !request.headers.contains(name: "If-None-Match") {
+        if let etag = headers.firstValue(named: "ETag"), !request.headers.hasField(named: "If-None-Match") {
             conditional = conditional.header("If-None-Match", etag)
         }
-        if let modified = headers.first(name: "Last-Modified"), !request.headers.contains(name: "If-Modified-Since") {
+        if let modified = headers.firstValue(named: "Last-Modified"), !request.headers.hasField(named: "If-Modified-Since") {
             conditional = conditional.header("If-Modified-Since", modified)
         }
         return conditional
@@ -206,13 +202,16 @@ final class CacheStore: Sendable {
 
     var count: Int { state.withLock { $0.cache.count } }
 
+    /// The clock's current instant.
+    func instant() -> Duration { clock.now() }
+
     func now() -> Date { date(at: clock.now()) }
 
     /// The wall-clock time of an instant of the clock.
-    private func date(at instant: Duration) -> Date { origin.addingTimeInterval(instant.seconds) }
+    func date(at instant: Duration) -> Date { origin.addingTimeInterval(instant.seconds) }
 
-    func lookup(_ key: CacheKey, for request: FiberRequest) -> Lookup {
-        let instant = clock.now()
+    /// What the store holds for `key` that may answer `request`, judged at `instant`.
+    func lookup(_ key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
         guard let entry = state.withLock({ $0.cache.value(for: key, now: instant) }),
               HTTPCacheRules.varySnapshot(names: entry.varyNames, requestHeaders: request.headers) == entry.vary else {
             return .miss
@@ -229,8 +228,9 @@ final class CacheStore: Sendable {
     }
 
     /// Stores `response` if it may be stored, or refreshes `validated` on a
-    /// `304`; returns what the caller gets.
-    func record(_ response: FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
+    /// `304`; returns what the caller gets (usually `response` itself: consumed,
+    /// so that it is moved back out rather than copied).
+    func record(_ response: consuming FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?) -> FiberResponse {
         let instant = clock.now()
         let responseTime = date(at: instant)

@@ -48,10 +48,11 @@ public struct MetricsInterceptor: Interceptor, InlineInterceptor {
                          _ timestamp: Date?, success: Bool) -> RequestMetrics? {
         let durationMs = (ContinuousClock.now - start).seconds * 1000
         let requestSize = request.body?.count ?? 0
-        if let inlineCollector {
+        if inlineCollector != nil {
             // What it reports, without the URL, trace ID and timestamp it would not read.
-            inlineCollector.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
-                                   responseSize: responseSize, durationMs: durationMs, success: success)
+            // (Called through the optional: binding it would copy the existential.)
+            inlineCollector?.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
+                                    responseSize: responseSize, durationMs: durationMs, success: success)
             return nil
         }
         return RequestMetrics(

@@ -33,7 +33,7 @@ struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     mutating func value(for key: Key, now: Duration) -> Value? {
         guard let slot = index[key] else { return nil }
         guard now < nodes[slot].expires else {
-            remove(slot)
+            _ = remove(slot)
             return nil
         }
         moveToFront(slot)
@@ -41,8 +41,10 @@ struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Stores `value` under `key`; returns the key evicted to make room, if any.
+    /// (Both are consumed and the evicted key is moved out, not copied: an old
+    /// entry's memory is cold, and every extra retain or release of it is a miss.)
     @discardableResult
-    mutating func store(_ value: consuming Value, for key: Key, now: Duration) -> Key? {
+    mutating func store(_ value: consuming Value, for key: consuming Key, now: Duration) -> Key? {
         guard maxEntries > 0, ttl > .zero else { return nil }
         if let slot = index[key] {
             nodes[slot].value = value
@@ -51,19 +53,16 @@ struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return nil
         }
         var evicted: Key?
-        if index.count >= maxEntries, let oldest = tail {
-            evicted = nodes[oldest].key
-            remove(oldest)
-        }
-        let node = Node(key: key, value: value, expires: now + ttl, newer: nil, older: nil)
+        if index.count >= maxEntries, let oldest = tail { evicted = remove(oldest) }
         let slot: Int
         if let reused = free.popLast() {
-            nodes[reused] = node
             slot = reused
         } else {
-            nodes.append(node)
+            nodes.append(Node(key: nil, value: nil, expires: .zero, newer: nil, older: nil))
             slot = nodes.count - 1
         }
+        // Built in the assignment, so that it moves into its slot.
+        nodes[slot] = Node(key: copy key, value: value, expires: now + ttl, newer: nil, older: nil)
         index[key] = slot
         pushFront(slot)
         return evicted
@@ -71,19 +70,21 @@ struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Drops every entry whose key `matches`.
     mutating func removeAll(where matches: (Key) -> Bool) {
-        for (key, slot) in index where matches(key) { remove(slot) }
+        for (key, slot) in index where matches(key) { _ = remove(slot) }
     }
 
     mutating func removeAll() { self = ResponseCache(ttl: ttl, maxEntries: maxEntries) }
 
     // MARK: The recency list
 
-    private mutating func remove(_ slot: Int) {
+    /// Frees `slot`; returns its key.
+    private mutating func remove(_ slot: Int) -> Key? {
         unlink(slot)
-        if let key = nodes[slot].key { index[key] = nil }
+        let key = nodes[slot].key.take()
+        if let key { index[key] = nil }
         nodes[slot].value = nil
-        nodes[slot].key = nil
         free.append(slot)
+        return key
     }
 
     private mutating func moveToFront(_ slot: Int) {

@@ -9,8 +9,8 @@ import Metrics
 /// - `<label>.failures` (counter) for requests that were not 2xx, by `method`;
 /// - `<label>.request_size` and `<label>.response_size` (recorders, bytes).
 ///
-/// The metric objects are made once per method and status and reused, as
-/// swift-metrics recommends, so reporting a request allocates nothing.
+/// The metrics are made once per method and status and reused, as swift-metrics
+/// recommends, so reporting a request allocates nothing.
 public struct SwiftMetricsCollector: MetricsCollector, InlineMetricsCollector {
     private let label: String
     private let factory: (any MetricsFactory)?
@@ -34,32 +34,37 @@ public struct SwiftMetricsCollector: MetricsCollector, InlineMetricsCollector {
         // after the collector is made, or bound to a task (`withMetricsFactory`).
         let factory = self.factory ?? MetricsSystem.factory
         let set = handles.metrics(method: method, status: statusCode, factory: factory)
-        set.requests.increment()
+        set.requests.increment(by: 1)
         set.duration.recordNanoseconds(Int64(durationMs * 1_000_000))
-        if !success { handles.failures(method: method, factory: factory).increment() }
-        set.requestSize.record(requestSize)
-        set.responseSize.record(responseSize)
+        if !success { handles.failures(method: method, factory: factory).increment(by: 1) }
+        set.requestSize.record(Int64(requestSize))
+        set.responseSize.record(Int64(responseSize))
     }
 }
 
-/// The metric objects of one method and status (failures have their own, made
-/// only once there is a failure to count, so that a backend shows none before).
+/// The metrics of one method and status (failures have their own, made only
+/// once there is a failure to count, so that a backend shows none before).
+///
+/// The factory's handlers, made as `Counter`, `Timer` and `Recorder` make
+/// theirs and fed the `Int64` values those would pass them: those wrappers'
+/// generic integer conversions are not specialized across modules, and cost
+/// more than the handlers' work.
 struct RequestMetricSet: Sendable {
-    let requests: Counter
-    let duration: Timer
-    let requestSize: Recorder
-    let responseSize: Recorder
+    let requests: any CounterHandler
+    let duration: any TimerHandler
+    let requestSize: any RecorderHandler
+    let responseSize: any RecorderHandler
 
     init(label: String, method: String, status: Int, factory: any MetricsFactory) {
         let dimensions = [("method", method), ("status", String(status))]
-        requests = Counter(label: "\(label).requests", dimensions: dimensions, factory: factory)
-        duration = Timer(label: "\(label).duration", dimensions: dimensions, factory: factory)
-        requestSize = Recorder(label: "\(label).request_size", factory: factory)
-        responseSize = Recorder(label: "\(label).response_size", factory: factory)
+        requests = factory.makeCounter(label: "\(label).requests", dimensions: dimensions)
+        duration = factory.makeTimer(label: "\(label).duration", dimensions: dimensions)
+        requestSize = factory.makeRecorder(label: "\(label).request_size", dimensions: [], aggregate: true)
+        responseSize = factory.makeRecorder(label: "\(label).response_size", dimensions: [], aggregate: true)
     }
 }
 
-/// The metric objects made so far for the current factory: sets by method and
+/// The metrics made so far for the current factory: sets by method and
 /// status, failure counters by method.
 ///
 /// Only a factory that is an object is cached, and it is held while cached, so
@@ -77,7 +82,7 @@ final class MetricHandles: Sendable {
         var identity: ObjectIdentifier?
         var factory: (any MetricsFactory)?
         var sets: [Key: RequestMetricSet] = [:]
-        var failures: [String: Counter] = [:]
+        var failures: [String: any CounterHandler] = [:]
 
         var count: Int { sets.count + failures.count }
     }
@@ -95,9 +100,9 @@ final class MetricHandles: Sendable {
         }
     }
 
-    func failures(method: String, factory: any MetricsFactory) -> Counter {
+    func failures(method: String, factory: any MetricsFactory) -> any CounterHandler {
         cached(for: factory, find: { $0.failures[method] }, store: { $0.failures[method] = $1 }) {
-            Counter(label: "\(label).failures", dimensions: [("method", method)], factory: factory)
+            factory.makeCounter(label: "\(label).failures", dimensions: [("method", method)])
         }
     }
 
@@ -122,7 +127,7 @@ final class MetricHandles: Sendable {
         func identity<Factory: MetricsFactory>(_ factory: Factory) -> ObjectIdentifier? {
             // A class instance is one reference, readable as `AnyObject` as it is:
             // `factory as AnyObject` would take the runtime's bridging path, which
-            // costs more than the metric objects it saves making.
+            // costs more than the metrics it saves making.
             guard Factory.self is AnyObject.Type else { return nil }
             return ObjectIdentifier(unsafeBitCast(factory, to: AnyObject.self))
         }
