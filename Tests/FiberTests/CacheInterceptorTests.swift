@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ResponseCacheTests {
     @Test func expiresAfterTTL() {
-        var cache = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 3)
+        var cache = ResponseCache<String, Int>(ttl: .seconds(10), maxEntries: 3)
         cache.store(1, for: "a", now: .zero)
         #expect(cache.value(for: "a", now: .seconds(9)) == 1)
         #expect(cache.value(for: "a", now: .seconds(10)) == nil)
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func evictsLeastRecentlyUsed() {
-        var cache = ResponseCache<Int>(ttl: .seconds(100), maxEntries: 2)
+        var cache = ResponseCache<String, Int>(ttl: .seconds(100), maxEntries: 2)
         cache.store(1, for: "a", now: .zero)
         cache.store(2, for: "b", now: .zero)
         _ = cache.value(for: "a", now: .seconds(1))  // b is now least recently used
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func restoringRefreshesAndReusesSlots() {
-        var cache = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 2)
+        var cache = ResponseCache<String, Int>(ttl: .seconds(10), maxEntries: 2)
         cache.store(1, for: "a", now: .zero)
         cache.store(2, for: "b", now: .zero)
         cache.store(10, for: "a", now: .seconds(5))  // a: new value, fresh until 15, most recent
@@ -40,9 +40,9 @@ import Testing
     }
 
     @Test func zeroCapacityOrTTLStoresNothing() {
-        var none = ResponseCache<Int>(ttl: .seconds(10), maxEntries: 0)
+        var none = ResponseCache<String, Int>(ttl: .seconds(10), maxEntries: 0)
         none.store(1, for: "a", now: .zero)
-        var instant = ResponseCache<Int>(ttl: .zero, maxEntries: 5)
+        var instant = ResponseCache<String, Int>(ttl: .zero, maxEntries: 5)
         instant.store(1, for: "a", now: .zero)
         #expect(none.count == 0 && instant.count == 0)
     }

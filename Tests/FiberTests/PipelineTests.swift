@@ -42,7 +42,11 @@ struct RecommendedPipeline {
 }
 
 @Suite struct PipelineTests {
-    @Test func recommendedOrderOverMock() async throws {
+    /// Built-ins run in the chain on their caller's executor (`InlineInterceptor.run`); called
+    /// through the protocol's `intercept(_:next:)`, as a custom interceptor would call them,
+    /// the same pipeline must behave the same.
+    @Test(arguments: [false, true])
+    func recommendedOrderOverMock(throughTheProtocol: Bool) async throws {
         let pipeline = RecommendedPipeline()
         let attempts = Locked<[String: Int]>([:])
         let mock = MockTransport()
@@ -53,7 +57,12 @@ struct RecommendedPipeline {
             let (status, body) = pipeline.answer(path: path, authorization: auth, body: request.httpBody, attempt: attempt)
             return StubResponse(statusCode: status, body: body)
         }
-        let fiber = Fiber("https://api.example.com") { $0.interceptors = pipeline.interceptors; $0.transport = mock }
+        let interceptors = throughTheProtocol
+            ? pipeline.interceptors.map { interceptor in
+                AnyInterceptor(interceptor.name) { request, next in try await interceptor.intercept(request, next: next) }
+            }
+            : pipeline.interceptors
+        let fiber = Fiber("https://api.example.com") { $0.interceptors = interceptors; $0.transport = mock }
         try await exercise(fiber, pipeline)
         #expect(mock.requests.count == 5)  // 401 + replay, a 503 and its retry, a POST; the second GET is a hit
     }

@@ -35,7 +35,17 @@ public struct CacheControl: Sendable, Equatable {
 
     /// The directives of every `Cache-Control` field of `headers`.
     public init(headers: HTTPHeaders) {
-        self.init(headers.values(name: "Cache-Control").joined(separator: ","))
+        self.init(values: headers.allValues(named: "Cache-Control"))
+    }
+
+    /// The directives of the `Cache-Control` field values `values`, in order.
+    init(values: [String]) {
+        // Most responses have none, many one: neither needs joining.
+        switch values.count {
+        case 0: self.init()
+        case 1: self.init(values[0])
+        default: self.init(values.joined(separator: ","))
+        }
     }
 
     /// The directives of one `Cache-Control` value such as `max-age=60, must-revalidate`.
@@ -43,9 +53,9 @@ public struct CacheControl: Sendable, Equatable {
         for part in value.split(separator: ",") {
             let pieces = part.split(separator: "=", maxSplits: 1)
             guard let rawName = pieces.first else { continue }
-            let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = FieldText.trimmingWhitespace(rawName).lowercased()
             let argument = pieces.count > 1
-                ? pieces[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                ? FieldText.trimmingQuotes(FieldText.trimmingWhitespace(pieces[1]))
                 : nil
             let seconds = argument.flatMap { Int($0) }.map { max(0, $0) }
             switch name {
@@ -122,8 +132,13 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// responses to authenticated requests, and prefers `s-maxage`.
     public var isShared: Bool
 
-    /// Statuses that may be stored without explicit freshness (RFC 9110 §15.1), partial content aside.
-    static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// True for the statuses that may be stored without explicit freshness (RFC 9110 §15.1), partial content aside.
+    static func isCacheableByDefault(_ statusCode: Int) -> Bool {
+        switch statusCode {
+        case 200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501: true
+        default: false
+        }
+    }
 
     /// Rules with the client's defaults; a private cache unless `isShared`.
     public init(defaultLifetime: TimeInterval, defaultStaleWhileRevalidate: TimeInterval = 0, isShared: Bool = false) {
@@ -138,13 +153,31 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// request unless `public`, `s-maxage` or `must-revalidate` allow it.
     public func canStore(method: HTTPMethod, statusCode: Int, requestHeaders: HTTPHeaders,
                          responseHeaders: HTTPHeaders) -> Bool {
-        guard method == .get || method == .head, Self.cacheableStatuses.contains(statusCode) else { return false }
-        let response = CacheControl(headers: responseHeaders)
+        guard method == .get || method == .head, Self.isCacheableByDefault(statusCode) else { return false }
+        return canStore(requestHeaders: requestHeaders, response: CacheControl(headers: responseHeaders),
+                        varyNames: Self.varyNames(responseHeaders))
+    }
+
+    /// What a cache keeps of a response it may store (`canStore`): the request
+    /// headers it varies on and its `freshness`; nil when it may not be stored.
+    /// The same answers as those two, with the response's directives read once.
+    func storage(method: HTTPMethod, statusCode: Int, requestHeaders: HTTPHeaders, responseHeaders: HTTPHeaders,
+                 requestTime: Date, responseTime: Date) -> (varyNames: [String], freshness: CacheFreshness)? {
+        guard method == .get || method == .head, Self.isCacheableByDefault(statusCode) else { return nil }
+        let fields = CacheFields(responseHeaders)
+        let control = CacheControl(values: fields.cacheControl)
+        guard let names = Self.varyNames(values: fields.vary),
+              canStore(requestHeaders: requestHeaders, response: control, varyNames: names) else { return nil }
+        return (names, freshness(fields, control: control, requestTime: requestTime, responseTime: responseTime))
+    }
+
+    /// `canStore` past the method and status, with the response's directives and vary names already read.
+    private func canStore(requestHeaders: HTTPHeaders, response: CacheControl, varyNames: [String]?) -> Bool {
         guard !response.noStore, !CacheControl(headers: requestHeaders).noStore else { return false }
-        guard Self.varyNames(responseHeaders) != nil else { return false }
+        guard varyNames != nil else { return false }
         if isShared {
             if response.isPrivate { return false }
-            if requestHeaders.contains(name: "Authorization"),
+            if requestHeaders.hasField(named: "Authorization"),
                !(response.isPublic || response.sharedMaxAge != nil || response.mustRevalidate) { return false }
         }
         return true
@@ -158,14 +191,21 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// `must-revalidate` or `no-cache`. The initial age counts `Age`, the
     /// round trip and the `Date` header.
     public func freshness(responseHeaders: HTTPHeaders, requestTime: Date, responseTime: Date) -> CacheFreshness {
-        let control = CacheControl(headers: responseHeaders)
-        let date = responseHeaders.first(name: "Date").flatMap(HTTPDate.parse)
+        let fields = CacheFields(responseHeaders)
+        return freshness(fields, control: CacheControl(values: fields.cacheControl), requestTime: requestTime,
+                         responseTime: responseTime)
+    }
+
+    /// `freshness` from the response's fields and directives, already read.
+    private func freshness(_ fields: CacheFields, control: CacheControl, requestTime: Date, responseTime: Date)
+        -> CacheFreshness {
+        let date = fields.date.flatMap(HTTPDate.parse)
         var lifetime = defaultLifetime
         if isShared, let shared = control.sharedMaxAge {
             lifetime = TimeInterval(shared)
         } else if let maxAge = control.maxAge {
             lifetime = TimeInterval(maxAge)
-        } else if let expires = responseHeaders.first(name: "Expires") {
+        } else if let expires = fields.expires {
             // An invalid Expires (such as "0") means already expired.
             let expiry = HTTPDate.parse(expires)
             lifetime = expiry.map { max(0, $0.timeIntervalSince(date ?? responseTime)) } ?? 0
@@ -176,7 +216,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
             window = 0
         }
         if control.mustRevalidate { window = 0 }
-        let ageValue = responseHeaders.first(name: "Age").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let ageValue = fields.age.flatMap { Int(FieldText.trimmingWhitespace($0[...])) } ?? 0
         let delay = max(0, responseTime.timeIntervalSince(requestTime))
         let apparent = date.map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
         let initialAge = max(apparent, TimeInterval(max(0, ageValue)) + delay)
@@ -193,10 +233,16 @@ public struct HTTPCacheRules: Sendable, Equatable {
 
     /// The lowercased request header names a response varies on, sorted; nil for `Vary: *` (matches nothing).
     public static func varyNames(_ responseHeaders: HTTPHeaders) -> [String]? {
+        varyNames(values: responseHeaders.allValues(named: "Vary"))
+    }
+
+    /// `varyNames` from the values of the response's `Vary` fields.
+    static func varyNames(values: [String]) -> [String]? {
+        if values.isEmpty { return [] }
         var names: Set<String> = []
-        for value in responseHeaders.values(name: "Vary") {
+        for value in values {
             for name in value.split(separator: ",") {
-                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                let trimmed = FieldText.trimmingWhitespace(name).lowercased()
                 if trimmed == "*" { return nil }
                 if !trimmed.isEmpty { names.insert(trimmed) }
             }
@@ -210,7 +256,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
     public static func varySnapshot(names: [String], requestHeaders: HTTPHeaders) -> [String: String?] {
         var snapshot: [String: String?] = [:]
         for name in names {
-            let values = requestHeaders.values(name: name)
+            let values = requestHeaders.allValues(named: name)
             snapshot[name] = values.isEmpty ? String?.none : values.joined(separator: ", ")
         }
         return snapshot
@@ -227,32 +273,5 @@ public struct HTTPCacheRules: Sendable, Equatable {
             merged.add(name: field.name, value: field.value)
         }
         return merged
-    }
-}
-
-/// RFC 9110's preferred date format (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), parsed without a formatter.
-enum HTTPDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-
-    /// The date, or nil if `text` is not an IMF-fixdate.
-    static func parse(_ text: String) -> Date? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]),
-              let month = months.firstIndex(of: parts[2].lowercased()) else { return nil }
-        let time = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard time.count == 3, (1...31).contains(day), (0...23).contains(time[0]), (0...59).contains(time[1]),
-              (0...60).contains(time[2]) else { return nil }
-        let days = daysFromCivil(year: year, month: month + 1, day: day)
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + time[0] * 3_600 + time[1] * 60 + time[2]))
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -8,7 +8,7 @@ struct Exchange: Sendable {
     let transport: any FiberTransport
     let configuration: Fiber.Configuration
 
-    func send(_ request: FiberRequest) async throws -> FiberResponse {
+    nonisolated(nonsending) func send(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
         let start = ContinuousClock.now
         do {
@@ -19,7 +19,7 @@ struct Exchange: Sendable {
         }
     }
 
-    func stream(_ request: FiberRequest) async throws -> FiberResponse {
+    nonisolated(nonsending) func stream(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
         let start = ContinuousClock.now
         do {
@@ -50,7 +50,7 @@ struct Exchange: Sendable {
         if let context = ServiceContext.current {
             InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
         }
-        if !headers.contains(name: TraceParent.headerName) {
+        if !headers.hasField(named: TraceParent.headerName) {
             headers.add(name: TraceParent.headerName,
                         value: TraceParent.value(traceID: TraceContext.traceID, spanID: TraceParent.newSpanID()))
         }

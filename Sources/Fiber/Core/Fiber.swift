@@ -18,8 +18,8 @@ public final class Fiber: Sendable {
     /// What the client was made with.
     public let configuration: Configuration
     let transport: any FiberTransport
-    private let pipeline: InterceptorNext
-    private let streamingPipeline: InterceptorNext
+    private let pipeline: InlineNext
+    private let streamingPipeline: InlineNext
 
     /// A client for `baseURL`, configured by `configure`.
     public init(_ baseURL: String, configure: (inout Configuration) -> Void = { _ in }) {
@@ -30,8 +30,8 @@ public final class Fiber: Sendable {
         let transport = configuration.transport ?? HTTPTransport.shared
         self.transport = transport
         let exchange = Exchange(transport: transport, configuration: configuration)
-        pipeline = InterceptorChain.build(configuration.interceptors) { try await exchange.send($0) }
-        streamingPipeline = InterceptorChain.build(configuration.interceptors) { try await exchange.stream($0) }
+        pipeline = InlineNext.chain(configuration.interceptors) { try await exchange.send($0) }
+        streamingPipeline = InlineNext.chain(configuration.interceptors) { try await exchange.stream($0) }
     }
 
     /// A client for `baseURL` with `interceptors` (first outermost) over `transport`
@@ -67,10 +67,10 @@ public final class Fiber: Sendable {
         FiberStreamingResponse(try await perform(request, through: streamingPipeline))
     }
 
-    private func perform(_ request: FiberRequest, through pipeline: InterceptorNext) async throws -> FiberResponse {
+    private func perform(_ request: FiberRequest, through pipeline: InlineNext) async throws -> FiberResponse {
         if let error = request.buildError { throw error }
         var request = request
-        for field in configuration.defaultHeaders where !request.headers.contains(name: field.name) {
+        for field in configuration.defaultHeaders where !request.headers.hasField(named: field.name) {
             request = request.header(field.name, field.value)
         }
         if let seconds = request.timeout ?? configuration.timeout {
@@ -80,16 +80,30 @@ public final class Fiber: Sendable {
         let prepared = request
         return try await TraceContext.$traceID.withValue(traceID) {
             try await self.traced(prepared) {
-                if let executor = self.transport.executorPreference() {
-                    try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
-                } else {
-                    try await self.run(prepared, through: pipeline)
+                guard let executor = self.transport.executorPreference() else {
+                    return try await self.run(prepared, through: pipeline)
+                }
+                return try await withTaskExecutorPreference(executor) {
+                    // The transport's loop runs every job isolated to itself, so the pipeline
+                    // runs isolated to it too: its steps (`nonisolated(nonsending)`) then never
+                    // go through the loop's queue to get back to the generic executor.
+                    // (The class cast first: it is much cheaper than the protocol one.)
+                    guard let loop = (executor as? EventLoop) ?? (executor as? any SerialExecutor) else {
+                        return try await self.run(prepared, through: pipeline)
+                    }
+                    return try await self.run(on: ExecutorIsolation(loop), prepared, through: pipeline)
                 }
             }
         }
     }
 
-    private func run(_ request: FiberRequest, through pipeline: InterceptorNext) async throws -> FiberResponse {
+    private func run(on isolation: isolated ExecutorIsolation, _ request: FiberRequest, through pipeline: InlineNext)
+        async throws -> FiberResponse {
+        try await run(request, through: pipeline)
+    }
+
+    nonisolated(nonsending) private func run(_ request: FiberRequest, through pipeline: InlineNext) async throws
+        -> FiberResponse {
         let logger = configuration.logger
         logger?.log(.debug, "→ \(request.httpMethod) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
         var response: FiberResponse

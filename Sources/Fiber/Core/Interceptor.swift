@@ -54,13 +54,3 @@ public struct AnyInterceptor: Interceptor {
         try await body(request, next)
     }
 }
-
-enum InterceptorChain {
-    /// Folds `interceptors` around `terminal` once, from the transport outwards,
-    /// so that a request costs no array walk: the first interceptor is outermost.
-    static func build(_ interceptors: [any Interceptor], around terminal: @escaping InterceptorNext) -> InterceptorNext {
-        interceptors.reversed().reduce(terminal) { next, interceptor in
-            { request in try await interceptor.intercept(request, next: next) }
-        }
-    }
-}

@@ -25,7 +25,7 @@ import Foundation
 /// await cache.evict(url: "/config")
 /// await cache.clear()
 /// ```
-public struct CacheInterceptor: Interceptor {
+public struct CacheInterceptor: Interceptor, InlineInterceptor {
     /// `"cache"`.
     public let name = "cache"
     private let store: CacheStore
@@ -43,12 +43,19 @@ public struct CacheInterceptor: Interceptor {
 
     /// - Throws: what `next` throws.
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        try await run(request, next: InlineNext(next))
+    }
+
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
             return try await next(request)
         }
         let key = Self.key(for: request)
-        let lookup = store.lookup(key, for: request)
-        switch lookup {
+        // One reading of the clock serves the lookup and, on a miss, as the request's time.
+        let instant = store.instant()
+        switch store.lookup(key, for: request, at: instant) {
         case .fresh(let entry, let age):
             return entry.answer(to: request, age: age)
         case .stale(let entry, let age):
@@ -57,9 +64,9 @@ public struct CacheInterceptor: Interceptor {
             }
             return entry.answer(to: request, age: age)
         case .expired(let entry):
-            return try await fetch(key, request: request, validating: entry, next: next)
+            return try await fetch(key, request: request, validating: entry, requestTime: store.date(at: instant), next: next)
         case .miss:
-            return try await fetch(key, request: request, validating: nil, next: next)
+            return try await fetch(key, request: request, validating: nil, requestTime: store.date(at: instant), next: next)
         }
     }
 
@@ -73,56 +80,90 @@ public struct CacheInterceptor: Interceptor {
     /// The number of entries (expired ones included until they are touched).
     public var count: Int { get async { store.count } }
 
-    static func key(for request: FiberRequest) -> String {
-        let auth = request.headers.first(name: "Authorization").map { " " + $0 } ?? ""
-        return "\(request.httpMethod.rawValue) \(request.url.absoluteString)\(auth)"
+    static func key(for request: FiberRequest) -> CacheKey {
+        CacheKey(method: request.httpMethod, url: request.url.absoluteString,
+                 authorization: request.headers.firstValue(named: "Authorization"))
     }
 
     // MARK: Network
 
     /// Sends the request (conditional when `entry` has validators), stores what may be stored, and answers.
-    private func fetch(_ key: String, request: FiberRequest, validating entry: CachedEntry?,
-                       next: @escaping InterceptorNext) async throws -> FiberResponse {
-        let requestTime = store.now()
-        let response = try await next(entry.map { $0.conditional(request) } ?? request)
+    @inline(__always)  // one async frame fewer on every miss
+    nonisolated(nonsending) private func fetch(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry?,
+                                               requestTime: Date, next: InlineNext) async throws -> FiberResponse {
+        // Not `next(entry.map(…) ?? request)`: that copies the request on every miss.
+        let response = if let entry { try await next(entry.conditional(request)) } else { try await next(request) }
         return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry)
     }
 
     /// The background half of stale-while-revalidate; failures leave the stale entry to expire.
-    private func refresh(_ key: String, request: FiberRequest, validating entry: CachedEntry,
-                         next: @escaping InterceptorNext) async {
-        _ = try? await fetch(key, request: request, validating: entry, next: next)
+    nonisolated(nonsending) private func refresh(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry,
+                                                 next: InlineNext) async {
+        _ = try? await fetch(key, request: request, validating: entry, requestTime: store.now(), next: next)
         store.endRefresh(key)
     }
 }
 
-/// One stored response with what RFC 9111 needs to judge it later.
+/// What an entry is stored under: method, URL and `Authorization` value, so that
+/// users never see each other's responses. Fields rather than one joined string,
+/// so that making a key allocates nothing; hashed once, when it is made, since a
+/// stored key is hashed again on every lookup, store and eviction.
+struct CacheKey: Hashable, Sendable {
+    let method: HTTPMethod
+    let url: String
+    let authorization: String?
+    private let digest: Int
+
+    init(method: HTTPMethod, url: String, authorization: String?) {
+        self.method = method
+        self.url = url
+        self.authorization = authorization
+        var hasher = Hasher()
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(authorization)
+        digest = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    static func == (a: CacheKey, b: CacheKey) -> Bool {
+        a.digest == b.digest && a.method == b.method && a.url == b.url && a.authorization == b.authorization
+    }
+}
+
+/// One stored response with what RFC 9111 needs to judge it later. Only the
+/// body, status and header fields are kept: an answer carries the current
+/// request and trace, so the rest of the response would be copied in and
+/// released on eviction for nothing.
 struct CachedEntry: Sendable {
-    var response: FiberResponse
+    var data: Data
+    var statusCode: Int
+    var headers: HTTPHeaders
     var freshness: CacheFreshness
     /// The request's values of the headers the response varies on.
     var vary: [String: String?]
     var varyNames: [String]
 
     var hasValidators: Bool {
-        response.headers.contains(name: "ETag") || response.headers.contains(name: "Last-Modified")
+        headers.hasField(named: "ETag") || headers.hasField(named: "Last-Modified")
     }
 
     /// The stored response as the answer to `request`.
     func answer(to request: FiberRequest, age: TimeInterval) -> FiberResponse {
-        var headers = response.headers
+        var headers = headers
         headers.replaceOrAdd(name: "Age", value: String(Int(age)))
-        return FiberResponse(data: response.data, statusCode: response.statusCode, headers: headers, request: request,
-                             duration: 0, traceID: TraceContext.traceID)
+        return FiberResponse(data: data, statusCode: statusCode, headers: headers, request: request, duration: 0,
+                             traceID: TraceContext.traceID)
     }
 
     /// `request` made conditional on this entry's validators (unless the caller set its own).
     func conditional(_ request: FiberRequest) -> FiberRequest {
         var conditional = request
-        if let etag = response.headers.first(name: "ETag"), !request.headers.contains(name: "If-None-Match") {
+        if let etag = headers.firstValue(named: "ETag"), !request.headers.hasField(named: "If-None-Match") {
             conditional = conditional.header("If-None-Match", etag)
         }
-        if let modified = response.headers.first(name: "Last-Modified"), !request.headers.contains(name: "If-Modified-Since") {
+        if let modified = headers.firstValue(named: "Last-Modified"), !request.headers.hasField(named: "If-Modified-Since") {
             conditional = conditional.header("If-Modified-Since", modified)
         }
         return conditional
@@ -142,8 +183,8 @@ final class CacheStore: Sendable {
     }
 
     private struct State {
-        var cache: ResponseCache<CachedEntry>
-        var refreshing: Set<String> = []
+        var cache: ResponseCache<CacheKey, CachedEntry>
+        var refreshing: Set<CacheKey> = []
     }
 
     private let state: Locked<State>
@@ -161,15 +202,21 @@ final class CacheStore: Sendable {
 
     var count: Int { state.withLock { $0.cache.count } }
 
-    func now() -> Date { origin.addingTimeInterval(clock.now().seconds) }
+    /// The clock's current instant.
+    func instant() -> Duration { clock.now() }
 
-    func lookup(_ key: String, for request: FiberRequest) -> Lookup {
-        let instant = clock.now()
+    func now() -> Date { date(at: clock.now()) }
+
+    /// The wall-clock time of an instant of the clock.
+    func date(at instant: Duration) -> Date { origin.addingTimeInterval(instant.seconds) }
+
+    /// What the store holds for `key` that may answer `request`, judged at `instant`.
+    func lookup(_ key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
         guard let entry = state.withLock({ $0.cache.value(for: key, now: instant) }),
               HTTPCacheRules.varySnapshot(names: entry.varyNames, requestHeaders: request.headers) == entry.vary else {
             return .miss
         }
-        let now = now()
+        let now = date(at: instant)
         if rules.requestRequiresValidation(request.headers) {
             return entry.hasValidators ? .expired(entry) : .miss
         }
@@ -181,49 +228,48 @@ final class CacheStore: Sendable {
     }
 
     /// Stores `response` if it may be stored, or refreshes `validated` on a
-    /// `304`; returns what the caller gets.
-    func record(_ response: FiberResponse, for key: String, request: FiberRequest, requestTime: Date,
+    /// `304`; returns what the caller gets (usually `response` itself: consumed,
+    /// so that it is moved back out rather than copied).
+    func record(_ response: consuming FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?) -> FiberResponse {
-        let responseTime = now()
         let instant = clock.now()
+        let responseTime = date(at: instant)
         if response.statusCode == 304, var entry = validated {
-            entry.response = FiberResponse(data: entry.response.data, statusCode: entry.response.statusCode,
-                                           headers: HTTPCacheRules.merging(entry.response.headers, with: response.headers),
-                                           request: request, duration: response.duration, traceID: response.traceID)
-            entry.freshness = rules.freshness(responseHeaders: entry.response.headers, requestTime: requestTime,
+            entry.headers = HTTPCacheRules.merging(entry.headers, with: response.headers)
+            entry.freshness = rules.freshness(responseHeaders: entry.headers, requestTime: requestTime,
                                               responseTime: responseTime)
             let refreshed = entry
-            state.withLock { $0.cache.store(refreshed, for: key, now: instant) }
+            state.withLock { _ = $0.cache.store(refreshed, for: key, now: instant) }
             return entry.answer(to: request, age: entry.freshness.age(at: responseTime)).withDuration(response.duration)
         }
         guard !response.isStreamed, response.isSuccess,
-              rules.canStore(method: request.httpMethod, statusCode: response.statusCode, requestHeaders: request.headers,
-                             responseHeaders: response.headers),
-              let names = HTTPCacheRules.varyNames(response.headers) else {
+              let storage = rules.storage(method: request.httpMethod, statusCode: response.statusCode,
+                                          requestHeaders: request.headers, responseHeaders: response.headers,
+                                          requestTime: requestTime, responseTime: responseTime) else {
             if validated != nil { state.withLock { $0.cache.removeAll { $0 == key } } }
             return response
         }
-        let entry = CachedEntry(response: response,
-                                freshness: rules.freshness(responseHeaders: response.headers, requestTime: requestTime,
-                                                           responseTime: responseTime),
-                                vary: HTTPCacheRules.varySnapshot(names: names, requestHeaders: request.headers), varyNames: names)
-        state.withLock { $0.cache.store(entry, for: key, now: instant) }
+        let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
+        // Built in the call, so it moves into the store's slot without a copy.
+        state.withLock {
+            _ = $0.cache.store(CachedEntry(data: response.data, statusCode: response.statusCode, headers: response.headers,
+                                       freshness: storage.freshness, vary: vary, varyNames: storage.varyNames),
+                           for: key, now: instant)
+        }
         return response
     }
 
     /// True when no background refresh of `key` runs yet (and marks one as running).
-    func beginRefresh(_ key: String) -> Bool { state.withLock { $0.refreshing.insert(key).inserted } }
+    func beginRefresh(_ key: CacheKey) -> Bool { state.withLock { $0.refreshing.insert(key).inserted } }
 
-    func endRefresh(_ key: String) { state.withLock { _ = $0.refreshing.remove(key) } }
+    func endRefresh(_ key: CacheKey) { state.withLock { _ = $0.refreshing.remove(key) } }
 
     func clear() { state.withLock { $0.cache.removeAll() } }
 
     func evict(url: String) {
         state.withLock { state in
             state.cache.removeAll { key in
-                // key: "METHOD URL[ auth]"
-                let parts = key.split(separator: " ", maxSplits: 2)
-                guard parts.count >= 2, let entryURL = URL(string: String(parts[1])) else { return false }
+                guard let entryURL = URL(string: key.url) else { return false }
                 if entryURL.absoluteString == url { return true }
                 let path = entryURL.path
                 let pathAndQuery = entryURL.query.map { path + "?" + $0 } ?? path

@@ -33,10 +33,10 @@ public struct DeduplicationInterceptor: Interceptor {
 
 /// The exchanges in flight by key.
 final class InFlightTable: Sendable {
-    private let tasks = Locked<[String: Task<FiberResponse, any Error>]>([:])
+    private let tasks = Locked<[CacheKey: Task<FiberResponse, any Error>]>([:])
 
     /// The task in flight for `key`, or a new one from `make` (registered before it can finish).
-    func task(for key: String, make: () -> Task<FiberResponse, any Error>) -> Task<FiberResponse, any Error> {
+    func task(for key: CacheKey, make: () -> Task<FiberResponse, any Error>) -> Task<FiberResponse, any Error> {
         tasks.withLock { tasks in
             if let running = tasks[key] { return running }
             let task = make()
@@ -45,7 +45,7 @@ final class InFlightTable: Sendable {
         }
     }
 
-    func remove(_ key: String) { _ = tasks.withLock { $0.removeValue(forKey: key) } }
+    func remove(_ key: CacheKey) { _ = tasks.withLock { $0.removeValue(forKey: key) } }
 
     var count: Int { tasks.withLock { $0.count } }
 }

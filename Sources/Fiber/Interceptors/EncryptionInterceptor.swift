@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Empty bodies stay empty, and streamed responses are passed through as they
 /// are (decrypt them with the provider as you read them).
-public struct EncryptionInterceptor: Interceptor {
+public struct EncryptionInterceptor: Interceptor, InlineInterceptor {
     /// `"encryption"`.
     public let name = "encryption"
     private let provider: any EncryptionProvider
@@ -21,6 +21,12 @@ public struct EncryptionInterceptor: Interceptor {
     /// - Throws: `FiberError.interceptor(name: "encryption", …)` with the
     ///   provider's error when a body does not encrypt or decrypt; what `next` throws.
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        try await run(request, next: InlineNext(next))
+    }
+
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var outgoing = request
         if encryptRequest, let body = request.body, !body.isEmpty {
             outgoing = outgoing.body(try guarded { try provider.encrypt(body) })

@@ -14,7 +14,7 @@ import FiberRuntime
 /// redacted; with `logBody`, bodies too, cut at
 /// `FiberDefaults.logBodyTruncationLimit` characters. Streamed bodies are not
 /// read. Lines the logger would drop are never built.
-public struct LoggingInterceptor: Interceptor {
+public struct LoggingInterceptor: Interceptor, InlineInterceptor {
     /// `"logging"`.
     public let name = "logging"
     private let logger: any FiberLogger
@@ -33,24 +33,27 @@ public struct LoggingInterceptor: Interceptor {
 
     /// - Throws: what `next` throws (logged at `.error` first).
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
-        let trace = TraceContext.traceID
-        let line = Line(logger: logger, prefix: prefix, trace: trace)
-        line.emit(.info) { "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
-        line.details(headers: request.headers, body: logBody ? request.body : nil, limit: bodyLimit)
+        try await run(request, next: InlineNext(next))
+    }
+
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
+        emit(.info) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
+        details(headers: request.headers, body: logBody ? request.body : nil)
         let start = ContinuousClock.now
         do {
             let response = try await next(request)
             let level: FiberLogLevel = response.isServerError ? .error : response.isClientError ? .warning : .info
-            line.emit(level) {
+            emit(level) { trace in
                 let reason = HTTPStatusText.phrase(for: response.statusCode)
                 let status = reason.isEmpty ? "\(response.statusCode)" : "\(response.statusCode) \(reason)"
                 return "[← \(status)] \(Self.milliseconds(since: start))ms trace=\(trace)"
             }
-            let body = logBody && !response.isStreamed ? response.data : nil
-            line.details(headers: response.headers, body: body, limit: bodyLimit)
+            details(headers: response.headers, body: logBody && !response.isStreamed ? response.data : nil)
             return response
         } catch {
-            line.emit(.error) { "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
+            emit(.error) { trace in "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
             throw error
         }
     }
@@ -59,23 +62,19 @@ public struct LoggingInterceptor: Interceptor {
         Int(((ContinuousClock.now - start).seconds * 1000).rounded())
     }
 
-    /// Writes lines with the prefix and the trace's metadata, building them only when they will be kept.
-    private struct Line {
-        let logger: any FiberLogger
-        let prefix: String
-        let trace: String
+    /// Writes a line with the prefix and the trace's metadata, building it (and
+    /// reading the trace) only when the logger keeps lines of `level`.
+    private func emit(_ level: FiberLogLevel, _ message: (_ trace: String) -> String) {
+        guard logger.isLogging(level) else { return }
+        let trace = TraceContext.traceID
+        var metadata = TraceContext.metadata
+        metadata["trace"] = trace
+        logger.log(level, "\(prefix) \(message(trace))", metadata: metadata)
+    }
 
-        func emit(_ level: FiberLogLevel, _ message: () -> String) {
-            guard logger.isLogging(level) else { return }
-            var metadata = TraceContext.metadata
-            metadata["trace"] = trace
-            logger.log(level, "\(prefix) \(message())", metadata: metadata)
-        }
-
-        func details(headers: HTTPHeaders, body: Data?, limit: Int) {
-            guard logger.isLogging(.debug) else { return }
-            for field in LogRedaction.headers(headers) { emit(.debug) { "  \(field)" } }
-            if let body, !body.isEmpty { emit(.debug) { "  Body: \(LogRedaction.body(body, limit: limit))" } }
-        }
+    private func details(headers: HTTPHeaders, body: Data?) {
+        guard logger.isLogging(.debug) else { return }
+        for field in LogRedaction.headers(headers) { emit(.debug) { _ in "  \(field)" } }
+        if let body, !body.isEmpty { emit(.debug) { _ in "  Body: \(LogRedaction.body(body, limit: bodyLimit))" } }
     }
 }

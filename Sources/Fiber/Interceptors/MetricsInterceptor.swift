@@ -2,34 +2,62 @@ import Foundation
 
 /// Measures every request (duration, sizes, status) and hands the result to a
 /// `MetricsCollector`. Placed innermost, it measures the transport alone.
-public struct MetricsInterceptor: Interceptor {
+public struct MetricsInterceptor: Interceptor, InlineInterceptor {
     /// `"metrics"`.
     public let name = "metrics"
     private let collector: any MetricsCollector
+    /// The collector again when it can report on its caller's executor (`SwiftMetricsCollector`).
+    private let inlineCollector: (any InlineMetricsCollector)?
 
     /// Reports to `collector`.
-    public init(collector: any MetricsCollector) { self.collector = collector }
+    public init(collector: any MetricsCollector) {
+        self.collector = collector
+        self.inlineCollector = collector as? any InlineMetricsCollector
+    }
 
     /// - Throws: what `next` throws (recorded first with status 0).
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
-        let timestamp = Date()
+        try await run(request, next: InlineNext(next))
+    }
+
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
+        // Only a collector that receives `RequestMetrics` reads the wall-clock start.
+        let timestamp = inlineCollector == nil ? Date() : nil
         let start = ContinuousClock.now
         do {
             let response = try await next(request)
-            await record(request, status: response.statusCode, responseSize: response.data.count, start, timestamp,
-                         success: response.isSuccess)
+            if let metrics = measure(request, status: response.statusCode, responseSize: response.data.count, start,
+                                     timestamp, success: response.isSuccess) {
+                await collector.collect(metrics)
+            }
             return response
         } catch {
-            await record(request, status: 0, responseSize: 0, start, timestamp, success: false)
+            if let metrics = measure(request, status: 0, responseSize: 0, start, timestamp, success: false) {
+                await collector.collect(metrics)
+            }
             throw error
         }
     }
 
-    private func record(_ request: FiberRequest, status: Int, responseSize: Int, _ start: ContinuousClock.Instant,
-                        _ timestamp: Date, success: Bool) async {
-        await collector.collect(RequestMetrics(
+    /// Reports to an inline collector in place (and returns nil), or returns the
+    /// metrics to hand to `collect`. Synchronous, so that the usual case, an inline
+    /// collector, costs no suspension point.
+    private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: ContinuousClock.Instant,
+                         _ timestamp: Date?, success: Bool) -> RequestMetrics? {
+        let durationMs = (ContinuousClock.now - start).seconds * 1000
+        let requestSize = request.body?.count ?? 0
+        if inlineCollector != nil {
+            // What it reports, without the URL, trace ID and timestamp it would not read.
+            // (Called through the optional: binding it would copy the existential.)
+            inlineCollector?.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
+                                    responseSize: responseSize, durationMs: durationMs, success: success)
+            return nil
+        }
+        return RequestMetrics(
             traceID: TraceContext.traceID, method: request.httpMethod.rawValue, url: request.url.absoluteString,
-            statusCode: status, requestSize: request.body?.count ?? 0, responseSize: responseSize,
-            durationMs: (ContinuousClock.now - start).seconds * 1000, timestamp: timestamp, success: success))
+            statusCode: status, requestSize: requestSize, responseSize: responseSize, durationMs: durationMs,
+            timestamp: timestamp ?? Date(), success: success)
     }
 }

@@ -21,11 +21,11 @@ public enum RateLimitError: Error, Sendable, Equatable, CustomStringConvertible 
 ///
 /// The limiter wakes a waiting request within `FiberDefaults.rateLimitSleepIncrement`
 /// of its slot (the sleep's tolerance), so timers can be coalesced.
-public struct RateLimitInterceptor: Interceptor {
+public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
     /// `"rateLimit"`.
     public let name = "rateLimit"
     private let limiter: RateLimiter
-    private let maxWait: Double
+    private let maxWait: Duration
     private let tolerance: Duration
 
     /// - Parameters:
@@ -38,16 +38,24 @@ public struct RateLimitInterceptor: Interceptor {
         self.limiter = RateLimiter(
             bucket: TokenBucket(capacity: maxRequests, interval: .seconds(clamping: perInterval), now: clock.now()),
             clock: clock)
-        self.maxWait = maxWait
+        self.maxWait = .seconds(clamping: maxWait)
         self.tolerance = .seconds(clamping: defaults.rateLimitSleepIncrement)
     }
 
     /// - Throws: `RateLimitError.exceeded` when no slot comes within `maxWait`
     ///   or the deadline; `CancellationError` when cancelled while waiting; what `next` throws.
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
-        var allowed = Duration.seconds(clamping: maxWait)
+        try await run(request, next: InlineNext(next))
+    }
+
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
+        var allowed = maxWait
         if let remaining = request.remainingTime { allowed = min(allowed, remaining) }
-        try await limiter.acquire(maxWait: allowed, tolerance: tolerance)
+        // A token at hand (the usual case) costs no suspension point.
+        let decision = limiter.take(maxWait: allowed)
+        if decision != .proceed { try await limiter.complete(decision, tolerance: tolerance) }
         return try await next(request)
     }
 }
@@ -66,8 +74,13 @@ final class RateLimiter: Sendable {
         self.clock = clock
     }
 
-    func acquire(maxWait: Duration, tolerance: Duration) async throws {
-        let decision = bucket.withLock { $0.take(now: clock.now(), maxWait: maxWait) }
+    /// The bucket's decision for a request that may wait `maxWait` (a token taken or reserved).
+    func take(maxWait: Duration) -> TokenBucket.Decision {
+        bucket.withLock { $0.take(now: clock.now(), maxWait: maxWait) }
+    }
+
+    /// Carries out `decision`: returns at once, waits for the reserved token, or throws.
+    nonisolated(nonsending) func complete(_ decision: TokenBucket.Decision, tolerance: Duration) async throws {
         switch decision {
         case .proceed:
             return

@@ -5,9 +5,9 @@
 /// Every operation is O(1): entries live in an array threaded by a doubly
 /// linked recency list (most recent at `head`), found through a key index;
 /// freed slots are reused, so a full cache allocates nothing to store.
-struct ResponseCache<Value>: Sendable where Value: Sendable {
+struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Node: Sendable {
-        var key: String
+        var key: Key?
         var value: Value?
         var expires: Duration
         var newer: Int?
@@ -17,7 +17,7 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
     let ttl: Duration
     let maxEntries: Int
     private var nodes: [Node] = []
-    private var index: [String: Int] = [:]
+    private var index: [Key: Int] = [:]
     private var free: [Int] = []
     private var head: Int?  // most recently used
     private var tail: Int?  // least recently used
@@ -30,10 +30,10 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
     var count: Int { index.count }
 
     /// The fresh value under `key`, marked as just used; an expired one is dropped.
-    mutating func value(for key: String, now: Duration) -> Value? {
+    mutating func value(for key: Key, now: Duration) -> Value? {
         guard let slot = index[key] else { return nil }
         guard now < nodes[slot].expires else {
-            remove(slot)
+            _ = remove(slot)
             return nil
         }
         moveToFront(slot)
@@ -41,8 +41,10 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
     }
 
     /// Stores `value` under `key`; returns the key evicted to make room, if any.
+    /// (Both are consumed and the evicted key is moved out, not copied: an old
+    /// entry's memory is cold, and every extra retain or release of it is a miss.)
     @discardableResult
-    mutating func store(_ value: Value, for key: String, now: Duration) -> String? {
+    mutating func store(_ value: consuming Value, for key: consuming Key, now: Duration) -> Key? {
         guard maxEntries > 0, ttl > .zero else { return nil }
         if let slot = index[key] {
             nodes[slot].value = value
@@ -50,40 +52,39 @@ struct ResponseCache<Value>: Sendable where Value: Sendable {
             moveToFront(slot)
             return nil
         }
-        var evicted: String?
-        if index.count >= maxEntries, let oldest = tail {
-            evicted = nodes[oldest].key
-            remove(oldest)
-        }
-        let node = Node(key: key, value: value, expires: now + ttl, newer: nil, older: nil)
+        var evicted: Key?
+        if index.count >= maxEntries, let oldest = tail { evicted = remove(oldest) }
         let slot: Int
         if let reused = free.popLast() {
-            nodes[reused] = node
             slot = reused
         } else {
-            nodes.append(node)
+            nodes.append(Node(key: nil, value: nil, expires: .zero, newer: nil, older: nil))
             slot = nodes.count - 1
         }
+        // Built in the assignment, so that it moves into its slot.
+        nodes[slot] = Node(key: copy key, value: value, expires: now + ttl, newer: nil, older: nil)
         index[key] = slot
         pushFront(slot)
         return evicted
     }
 
     /// Drops every entry whose key `matches`.
-    mutating func removeAll(where matches: (String) -> Bool) {
-        for (key, slot) in index where matches(key) { remove(slot) }
+    mutating func removeAll(where matches: (Key) -> Bool) {
+        for (key, slot) in index where matches(key) { _ = remove(slot) }
     }
 
     mutating func removeAll() { self = ResponseCache(ttl: ttl, maxEntries: maxEntries) }
 
     // MARK: The recency list
 
-    private mutating func remove(_ slot: Int) {
+    /// Frees `slot`; returns its key.
+    private mutating func remove(_ slot: Int) -> Key? {
         unlink(slot)
-        index[nodes[slot].key] = nil
+        let key = nodes[slot].key.take()
+        if let key { index[key] = nil }
         nodes[slot].value = nil
-        nodes[slot].key = ""
         free.append(slot)
+        return key
     }
 
     private mutating func moveToFront(_ slot: Int) {

@@ -11,7 +11,7 @@ import Foundation
 /// It never sleeps past the request's deadline: when the next delay would end
 /// after it, the last response is returned (or the last error thrown) at once.
 /// Cancellation stops it at once with `CancellationError` (`.cancelled` for the caller).
-public struct RetryInterceptor: Interceptor {
+public struct RetryInterceptor: Interceptor, InlineInterceptor {
     /// `"retry"`.
     public let name = "retry"
     /// Retries after the first attempt.
@@ -55,36 +55,46 @@ public struct RetryInterceptor: Interceptor {
     /// - Throws: the last attempt's error once retries are exhausted or not
     ///   allowed; `CancellationError` when cancelled while waiting.
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
+        try await run(request, next: InlineNext(next))
+    }
+
+    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+
+    nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard maxRetries > 0, retryableMethods.contains(request.httpMethod) else { return try await next(request) }
         var attempt = 0
         while true {
-            let outcome: Result<FiberResponse, any Error>
-            do {
-                outcome = .success(try await next(request))
-            } catch {
-                outcome = .failure(error)
-            }
             attempt += 1
-            guard attempt <= maxRetries, let delay = delayBeforeRetry(after: outcome, attempt: attempt),
-                  fitsDeadline(delay, of: request) else {
-                return try outcome.get()
+            // The response or error is judged where it arrives rather than wrapped in a
+            // `Result` first: a response goes back without being copied.
+            let delay: Duration
+            do {
+                let response = try await next(request)
+                guard attempt <= maxRetries, let wait = delayBeforeRetry(after: response, attempt: attempt),
+                      fitsDeadline(wait, of: request) else { return response }
+                delay = wait
+            } catch {
+                guard attempt <= maxRetries, let wait = delayBeforeRetry(after: error, attempt: attempt),
+                      fitsDeadline(wait, of: request) else { throw error }
+                delay = wait
             }
             try Task.checkCancellation()
             try await clock.sleep(delay, nil)
         }
     }
 
-    /// The wait before the next attempt, or nil when `outcome` is not to be retried.
-    private func delayBeforeRetry(after outcome: Result<FiberResponse, any Error>, attempt: Int) -> Duration? {
-        switch outcome {
-        case .success(let response):
-            guard retryableStatusCodes.contains(response.statusCode) else { return nil }
-            if let asked = RetryAfter.delay(in: response) {
-                return asked <= .seconds(clamping: backoff.maxDelay) ? asked : nil
-            }
-        case .failure(let error):
-            guard isRetryable(error) else { return nil }
+    /// The wait before the next attempt after `response`, or nil when it is not to be retried.
+    private func delayBeforeRetry(after response: FiberResponse, attempt: Int) -> Duration? {
+        guard retryableStatusCodes.contains(response.statusCode) else { return nil }
+        if let asked = RetryAfter.delay(in: response) {
+            return asked <= .seconds(clamping: backoff.maxDelay) ? asked : nil
         }
+        return backoff.delay(attempt: attempt, unitRandom: random())
+    }
+
+    /// The wait before the next attempt after `error`, or nil when it is not to be retried.
+    private func delayBeforeRetry(after error: any Error, attempt: Int) -> Duration? {
+        guard isRetryable(error) else { return nil }
         return backoff.delay(attempt: attempt, unitRandom: random())
     }
 

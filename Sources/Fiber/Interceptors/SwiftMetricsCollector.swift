@@ -1,3 +1,4 @@
+import FiberRuntime
 import Metrics
 
 /// Reports request metrics to swift-metrics, so whatever backend the service
@@ -7,27 +8,129 @@ import Metrics
 ///   with dimensions `method` and `status`;
 /// - `<label>.failures` (counter) for requests that were not 2xx, by `method`;
 /// - `<label>.request_size` and `<label>.response_size` (recorders, bytes).
-public struct SwiftMetricsCollector: MetricsCollector {
+///
+/// The metrics are made once per method and status and reused, as swift-metrics
+/// recommends, so reporting a request allocates nothing.
+public struct SwiftMetricsCollector: MetricsCollector, InlineMetricsCollector {
     private let label: String
     private let factory: (any MetricsFactory)?
+    private let handles: MetricHandles
 
     /// Reports under `label` to `factory` (nil: the bootstrapped `MetricsSystem`).
     public init(label: String = "fiber.http", factory: (any MetricsFactory)? = nil) {
         self.label = label
         self.factory = factory
+        self.handles = MetricHandles(label: label)
     }
 
     /// Reports `metrics` to the factory.
     public func collect(_ metrics: RequestMetrics) async {
-        let dimensions = [("method", metrics.method), ("status", String(metrics.statusCode))]
+        report(method: metrics.method, statusCode: metrics.statusCode, requestSize: metrics.requestSize,
+               responseSize: metrics.responseSize, durationMs: metrics.durationMs, success: metrics.success)
+    }
+
+    func report(method: String, statusCode: Int, requestSize: Int, responseSize: Int, durationMs: Double, success: Bool) {
+        // Read on every report, as before: `MetricsSystem.factory` may be bootstrapped
+        // after the collector is made, or bound to a task (`withMetricsFactory`).
         let factory = self.factory ?? MetricsSystem.factory
-        Counter(label: "\(label).requests", dimensions: dimensions, factory: factory).increment()
-        Timer(label: "\(label).duration", dimensions: dimensions, factory: factory)
-            .recordNanoseconds(Int64(metrics.durationMs * 1_000_000))
-        if !metrics.success {
-            Counter(label: "\(label).failures", dimensions: [("method", metrics.method)], factory: factory).increment()
+        let set = handles.metrics(method: method, status: statusCode, factory: factory)
+        set.requests.increment(by: 1)
+        set.duration.recordNanoseconds(Int64(durationMs * 1_000_000))
+        if !success { handles.failures(method: method, factory: factory).increment(by: 1) }
+        set.requestSize.record(Int64(requestSize))
+        set.responseSize.record(Int64(responseSize))
+    }
+}
+
+/// The metrics of one method and status (failures have their own, made only
+/// once there is a failure to count, so that a backend shows none before).
+///
+/// The factory's handlers, made as `Counter`, `Timer` and `Recorder` make
+/// theirs and fed the `Int64` values those would pass them: those wrappers'
+/// generic integer conversions are not specialized across modules, and cost
+/// more than the handlers' work.
+struct RequestMetricSet: Sendable {
+    let requests: any CounterHandler
+    let duration: any TimerHandler
+    let requestSize: any RecorderHandler
+    let responseSize: any RecorderHandler
+
+    init(label: String, method: String, status: Int, factory: any MetricsFactory) {
+        let dimensions = [("method", method), ("status", String(status))]
+        requests = factory.makeCounter(label: "\(label).requests", dimensions: dimensions)
+        duration = factory.makeTimer(label: "\(label).duration", dimensions: dimensions)
+        requestSize = factory.makeRecorder(label: "\(label).request_size", dimensions: [], aggregate: true)
+        responseSize = factory.makeRecorder(label: "\(label).response_size", dimensions: [], aggregate: true)
+    }
+}
+
+/// The metrics made so far for the current factory: sets by method and
+/// status, failure counters by method.
+///
+/// Only a factory that is an object is cached, and it is held while cached, so
+/// that no other factory can take its identity; a different factory (a
+/// task-local one, a late bootstrap) starts the cache afresh. Past `limit`
+/// entries (a server inventing statuses, custom methods) objects are made per
+/// report, as without a cache.
+final class MetricHandles: Sendable {
+    private struct Key: Hashable {
+        let method: String
+        let status: Int
+    }
+
+    private struct State {
+        var identity: ObjectIdentifier?
+        var factory: (any MetricsFactory)?
+        var sets: [Key: RequestMetricSet] = [:]
+        var failures: [String: any CounterHandler] = [:]
+
+        var count: Int { sets.count + failures.count }
+    }
+
+    static let limit = 256
+    private let label: String
+    private let state = Locked(State())
+
+    init(label: String) { self.label = label }
+
+    func metrics(method: String, status: Int, factory: any MetricsFactory) -> RequestMetricSet {
+        let key = Key(method: method, status: status)
+        return cached(for: factory, find: { $0.sets[key] }, store: { $0.sets[key] = $1 }) {
+            RequestMetricSet(label: label, method: method, status: status, factory: factory)
         }
-        Recorder(label: "\(label).request_size", factory: factory).record(metrics.requestSize)
-        Recorder(label: "\(label).response_size", factory: factory).record(metrics.responseSize)
+    }
+
+    func failures(method: String, factory: any MetricsFactory) -> any CounterHandler {
+        cached(for: factory, find: { $0.failures[method] }, store: { $0.failures[method] = $1 }) {
+            factory.makeCounter(label: "\(label).failures", dimensions: [("method", method)])
+        }
+    }
+
+    private func cached<Value>(for factory: any MetricsFactory, find: (State) -> Value?, store: (inout State, Value) -> Void,
+                               make: () -> Value) -> Value {
+        guard let identity = Self.identity(of: factory) else { return make() }
+        if let value = state.withLock({ $0.identity == identity ? find($0) : nil }) { return value }
+        // Made outside the lock: a factory may take locks of its own.
+        let value = make()
+        state.withLock { state in
+            if state.identity != identity { state = State(identity: identity, factory: factory) }
+            if state.count < Self.limit { store(&state, value) }
+        }
+        return value
+    }
+
+    /// The number of cached entries (for tests).
+    var count: Int { state.withLock { $0.count } }
+
+    /// The identity of a factory that is a class instance; nil for any other.
+    private static func identity(of factory: any MetricsFactory) -> ObjectIdentifier? {
+        func identity<Factory: MetricsFactory>(_ factory: Factory) -> ObjectIdentifier? {
+            // A class instance is one reference, readable as `AnyObject` as it is:
+            // `factory as AnyObject` would take the runtime's bridging path, which
+            // costs more than the metrics it saves making.
+            guard Factory.self is AnyObject.Type else { return nil }
+            return ObjectIdentifier(unsafeBitCast(factory, to: AnyObject.self))
+        }
+        return identity(factory)
     }
 }

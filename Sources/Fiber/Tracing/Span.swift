@@ -27,7 +27,7 @@ public struct Span: Sendable, Identifiable {
 
     /// Starts a span now, in the current trace.
     public init(name: String, traceID: String = TraceContext.traceID, attributes: [String: String] = TraceContext.metadata) {
-        self.id = String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
+        self.id = RandomID.spanID()
         self.name = name
         self.traceID = traceID
         self.attributes = attributes

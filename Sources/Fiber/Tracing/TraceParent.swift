@@ -10,10 +10,18 @@ enum TraceParent {
     /// UUID (the default) maps to its 32 hex digits; any other string to the
     /// first 16 bytes of its SHA-256, so that one trace ID always gives one W3C ID.
     static func value(traceID: String, spanID: String) -> String {
-        "00-\(w3cTraceID(traceID))-\(spanID)-01"
+        var value = ""
+        value.reserveCapacity(55)  // "00-" 32 "-" 16 "-01": one allocation
+        value += "00-"
+        value += w3cTraceID(traceID)
+        value += "-"
+        value += spanID
+        value += "-01"
+        return value
     }
 
     static func w3cTraceID(_ traceID: String) -> String {
+        if let hex = hexDigits(of: traceID) { return hex }
         let hex = traceID.lowercased().filter { $0 != "-" }
         if hex.count == 32, hex.allSatisfy(\.isHexDigit), hex.contains(where: { $0 != "0" }) { return hex }
         return SHA256.hash(data: Data(traceID.utf8)).prefix(16).map { byte in
@@ -21,8 +29,38 @@ enum TraceParent {
         }.joined()
     }
 
-    /// A new random, non-zero 16-hex-digit span ID.
-    static func newSpanID() -> String {
-        String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
+    /// The 32 ASCII hex digits of `traceID`, lower-cased, when it has exactly that
+    /// many besides dashes and not all are zero (a UUID); else nil, and the general
+    /// rule above decides. Reads bytes: for ASCII text it agrees with that rule.
+    static func hexDigits(of traceID: String) -> String? {
+        var traceID = traceID
+        return traceID.withUTF8 { bytes -> String? in
+            var digits = 0
+            var nonZero = false
+            for byte in bytes where byte != UInt8(ascii: "-") {
+                guard Self.isHexDigit(byte), digits < 32 else { return nil }
+                digits += 1
+                nonZero = nonZero || byte != UInt8(ascii: "0")
+            }
+            guard digits == 32, nonZero else { return nil }
+            return String(unsafeUninitializedCapacity: 32) { out in
+                var position = 0
+                for byte in bytes where byte != UInt8(ascii: "-") {
+                    out[position] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
+                    position += 1
+                }
+                return position
+            }
+        }
     }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    /// A new random, non-zero 16-hex-digit span ID.
+    static func newSpanID() -> String { RandomID.spanID() }
 }

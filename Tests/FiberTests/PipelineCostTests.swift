@@ -1,0 +1,328 @@
+import Crypto
+@testable import Fiber
+import FiberRuntime
+import FiberTesting
+import Foundation
+import Logging
+import Metrics
+import MetricsTestKit
+import Synchronization
+import Testing
+
+// The fast paths that make the built-in interceptors cheap (issue 5) must give
+// the answers of the general code they skip: each is checked against it here.
+
+@Suite struct HTTPDateFastPathTests {
+    @Test func readsIMFFixdates() {
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDate.fixedLayout("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
+        #expect(HTTPDate.parse("0") == nil)
+    }
+
+    /// Every input the fixed layout reads, the lenient reading reads the same; the
+    /// inputs it leaves (other spacing, out-of-range fields) get the lenient answer.
+    @Test func agreesWithTheLenientReading() {
+        var inputs = [
+            "Sun, 06 Nov 1994 08:49:37 GMT", "sun, 06 nov 1994 08:49:37 GMT", "SUN, 06 NOV 1994 08:49:37 GMT",
+            "Sun, 6 Nov 1994 08:49:37 GMT", " Sun, 06 Nov 1994 08:49:37 GMT ", "Sun,  06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 gmt", "123, 06 Nov 1994 08:49:37 GMT",
+            "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1994 23:60:00 GMT", "Sun, 06 Nov 1994 23:59:60 GMT", "Sun, 06 Nov 1994 23:59:61 GMT",
+            "Sun, 06 Xyz 1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37:00 GMT", "Sun, 06 Nov 1994 08-49-37 GMT", "Sun,\t06 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 08:49:37 GMT\u{A0}", "Sun, 06 Nov 1994 08:49:37 GMTX", "", "Sunday, 06-Nov-94 08:49:37 GMT",
+        ]
+        // Every one-byte change of a valid date.
+        let base = Array("Sun, 06 Nov 1994 08:49:37 GMT".utf8)
+        for position in base.indices {
+            for byte in "0123456789 :,-ADGMNTSuvnox\t\u{7F}".utf8 {
+                var bytes = base
+                bytes[position] = byte
+                inputs.append(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        for seconds in stride(from: -5_000_000_000, to: 5_000_000_000, by: 123_456_789) {
+            inputs.append(imfFixdate(seconds))
+        }
+        for input in inputs {
+            #expect(HTTPDate.parse(input) == HTTPDate.lenient(input), "\(input)")
+            if let fixed = HTTPDate.fixedLayout(input) { #expect(fixed == HTTPDate.lenient(input), "\(input)") }
+        }
+        #expect(inputs.filter { HTTPDate.fixedLayout($0) != nil }.count > 100)
+    }
+
+    /// `seconds` since 1970 written as an IMF-fixdate (the weekday is not checked by either reading).
+    private func imfFixdate(_ seconds: Int) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "GMT") ?? .current
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                        from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int?) -> String { String((n ?? 0) + 100).dropFirst().description }
+        return "Mon, \(two(c.day)) \(months[(c.month ?? 1) - 1]) \(c.year ?? 0) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
+    }
+}
+
+@Suite struct FieldTextTests {
+    @Test func trimsAsFoundationDoes() {
+        let inputs = [
+            "", " ", "\t", "  max-age=60  ", "\tno-cache\t", "x", " x y ", "\"quoted\"", " \"q\" ", "\"\"", "\"",
+            "\u{A0}max-age\u{A0}", "max-age\u{2003}", "\u{3000}x", "é ", " ü", "\r\n", " \r\n x \r\n ", "a\u{301} ",
+        ]
+        for input in inputs {
+            let text = Substring(input)
+            #expect(String(FieldText.trimmingWhitespace(text)) == input.trimmingCharacters(in: .whitespaces), "\(input)")
+            #expect(String(FieldText.trimmingQuotes(text)) == input.trimmingCharacters(in: CharacterSet(charactersIn: "\"")),
+                    "\(input)")
+        }
+    }
+
+    @Test func cacheControlReadsOneOrManyFields() {
+        #expect(CacheControl(headers: [:]) == CacheControl())
+        #expect(CacheControl(headers: ["Cache-Control": " max-age=60 , public"]) == CacheControl("max-age=60,public"))
+        #expect(CacheControl(headers: ["Cache-Control": "max-age=60", "cache-control": "\u{A0}no-store"]).noStore)
+        #expect(CacheControl("stale-while-revalidate=\"15\"").staleWhileRevalidate == 15)
+    }
+}
+
+@Suite struct HeaderLookupTests {
+    /// The hot-path lookups answer as the runtime's do, case and non-ASCII names included.
+    @Test func agreeWithTheRuntimesLookups() {
+        let headers = HTTPHeaders([
+            ("Date", "a"), ("date", "b"), ("Cache-Control", "max-age=1"), ("ÜMLAUT", "u"), ("ümlaut", "v"),
+            ("X-@", "1"), ("X-`", "2"), ("X-[", "3"), ("Authorization", "Bearer x"), ("", "empty"),
+        ])
+        let names = ["date", "DATE", "Date", "cache-control", "CACHE-CONTROL", "ümlaut", "ÜMLAUT", "Ümlaut", "x-@",
+                     "x-`", "X-{", "x-[", "authorization", "Authorizatio", "missing", ""]
+        for name in names {
+            #expect(headers.firstValue(named: name) == headers.first(name: name), "\(name)")
+            #expect(headers.allValues(named: name) == headers.values(name: name), "\(name)")
+            #expect(headers.hasField(named: name) == headers.contains(name: name), "\(name)")
+        }
+        let fields = CacheFields(headers)
+        #expect(fields.date == headers.first(name: "Date") && fields.vary == headers.values(name: "Vary"))
+        let response = HTTPHeaders([("vary", "Accept"), ("AGE", "5"), ("Age", "6"), ("expires", "0"), ("VARY", "X"),
+                                    ("cache-control", "max-age=1"), ("Cache-Control", "public"), ("Expires", "1")])
+        let read = CacheFields(response)
+        #expect(read.vary == response.values(name: "Vary") && read.cacheControl == response.values(name: "Cache-Control"))
+        #expect(read.age == response.first(name: "Age") && read.expires == response.first(name: "Expires") && read.date == nil)
+        let request = FiberRequest(url: "https://api.example.com/").header("Accept", "a")
+        #expect(request.header("accept", "b").headers.values(name: "Accept") == ["b"])  // replaced, any case
+        #expect(request.header("X-New", "c").headers.first(name: "x-new") == "c")       // appended
+    }
+}
+
+@Suite struct TraceIDTests {
+    @Test func defaultTraceIDsAreVersion4UUIDs() {
+        var seen = Set<String>()
+        for _ in 0..<2000 {
+            let id = RandomID.uuidString()
+            let uuid = UUID(uuidString: id)
+            #expect(uuid != nil && uuid?.uuidString == id, "\(id)")  // upper-case, 8-4-4-4-12, like Foundation's
+            let bytes = uuid.map { withUnsafeBytes(of: $0.uuid) { Array($0) } } ?? []
+            #expect(bytes.count == 16 && bytes[6] >> 4 == 4 && bytes[8] >> 6 == 0b10, "\(id)")
+            seen.insert(id)
+        }
+        #expect(seen.count == 2000)
+        #expect(UUID(uuidString: FiberDefaults().traceIDGenerator()) != nil)
+    }
+
+    @Test func spanIDsAreSixteenHexDigits() {
+        #expect(RandomID.hex(0) == "0000000000000000" && RandomID.hex(0xAB) == "00000000000000ab")
+        #expect(RandomID.hex(.max) == "ffffffffffffffff")
+        let id = RandomID.spanID()
+        #expect(id.count == 16 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase } && id != RandomID.hex(0))
+        #expect(Span(name: "s").id.count == 16)
+    }
+
+    /// The byte-wise reading of a UUID trace ID gives what the general rule gives.
+    @Test func w3cFastPathAgreesWithTheGeneralRule() {
+        func general(_ traceID: String) -> String? {
+            let hex = traceID.lowercased().filter { $0 != "-" }
+            return hex.count == 32 && hex.allSatisfy(\.isHexDigit) && hex.contains { $0 != "0" } ? hex : nil
+        }
+        var inputs = [
+            "A1B2C3D4-0000-0000-0000-00000000000F", "a1b2c3d4-0000-0000-0000-00000000000f", "a1b2c3d400000000000000000000000f",
+            "00000000-0000-0000-0000-000000000000", "A1B2C3D4-0000-0000-0000-00000000000", "A1B2C3D4-0000-0000-0000-00000000000FF",
+            "--A1B2C3D4-0000-0000-0000-00000000000F--", "G1B2C3D4-0000-0000-0000-00000000000F", "custom-1", "", "-",
+            "Ａ1B2C3D4-0000-0000-0000-00000000000F", "A1B2C3D4 0000-0000-0000-00000000000F",
+        ]
+        for _ in 0..<200 { inputs.append(RandomID.uuidString()) }
+        for input in inputs {
+            let fast = TraceParent.hexDigits(of: input)
+            if let fast { #expect(fast == general(input), "\(input)") }
+            if input.utf8.allSatisfy({ $0 < 0x80 }) { #expect((fast == nil) == (general(input) == nil), "\(input)") }
+            if let expected = general(input) { #expect(TraceParent.w3cTraceID(input) == expected, "\(input)") }
+        }
+        #expect(TraceParent.value(traceID: "A1B2C3D4-0000-0000-0000-00000000000F", spanID: "00000000000000ab")
+            == "00-a1b2c3d4" + String(repeating: "0", count: 23) + "f-00000000000000ab-01")
+    }
+}
+
+@Suite struct MetricHandlesTests {
+    /// The metrics of a method and status are made once per factory; failure
+    /// counters only once there is a failure.
+    @Test func makesMetricObjectsOncePerFactory() {
+        let factory = TestMetrics()
+        let handles = MetricHandles(label: "api")
+        let first = handles.metrics(method: "GET", status: 200, factory: factory)
+        let again = handles.metrics(method: "GET", status: 200, factory: factory)
+        #expect(first.requests === again.requests && first.duration === again.duration)
+        #expect(handles.metrics(method: "GET", status: 404, factory: factory).requests !== first.requests)
+        #expect(handles.count == 2)
+        #expect(handles.failures(method: "GET", factory: factory) === handles.failures(method: "GET", factory: factory))
+        #expect(handles.count == 3)
+
+        let other = TestMetrics()
+        #expect(handles.metrics(method: "GET", status: 200, factory: other).requests !== first.requests)
+        #expect(handles.count == 1)  // another factory starts afresh
+    }
+
+    @Test func cachesABoundedNumber() {
+        let factory = TestMetrics()
+        let handles = MetricHandles(label: "api")
+        for status in 0..<(MetricHandles.limit + 50) { _ = handles.metrics(method: "GET", status: status, factory: factory) }
+        #expect(handles.count == MetricHandles.limit)
+    }
+
+    /// A factory that is a struct is not cached, and still receives every report.
+    @Test func structFactoriesReport() async throws {
+        let metrics = TestMetrics()
+        let (fiber, mock) = mockFiber([MetricsInterceptor(collector: SwiftMetricsCollector(label: "api",
+                                                                                           factory: StructFactory(base: metrics)))])
+        mock.stub { $0.url?.path == "/bad" ? .serverError() : .ok(body: "abc") }
+        try await fiber.get("/ok")
+        try await fiber.get("/ok")
+        try await fiber.get("/bad")
+        #expect(try metrics.expectCounter("api.requests", [("method", "GET"), ("status", "200")]).totalValue == 2)
+        #expect(try metrics.expectCounter("api.failures", [("method", "GET")]).totalValue == 1)
+    }
+
+    /// No failure, no failure counter: a backend shows none rather than a zero.
+    @Test func noFailureCounterWithoutFailures() async throws {
+        let metrics = TestMetrics()
+        let (fiber, mock) = mockFiber([MetricsInterceptor(collector: SwiftMetricsCollector(label: "api", factory: metrics))])
+        mock.stubAll(.ok())
+        try await fiber.get("/ok")
+        #expect(throws: (any Error).self) { try metrics.expectCounter("api.failures", [("method", "GET")]) }
+    }
+}
+
+private struct StructFactory: MetricsFactory {
+    let base: TestMetrics
+    func makeCounter(label: String, dimensions: [(String, String)]) -> CounterHandler {
+        base.makeCounter(label: label, dimensions: dimensions)
+    }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> RecorderHandler {
+        base.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate)
+    }
+    func makeTimer(label: String, dimensions: [(String, String)]) -> TimerHandler {
+        base.makeTimer(label: label, dimensions: dimensions)
+    }
+    func destroyCounter(_ handler: CounterHandler) { base.destroyCounter(handler) }
+    func destroyRecorder(_ handler: RecorderHandler) { base.destroyRecorder(handler) }
+    func destroyTimer(_ handler: TimerHandler) { base.destroyTimer(handler) }
+}
+
+@Suite struct CacheKeyTests {
+    @Test func keysCompareByMethodURLAndAuthorization() {
+        let request = FiberRequest(url: "https://api.example.com/a?b=1")
+        let key = CacheInterceptor.key(for: request)
+        #expect(key == CacheInterceptor.key(for: request) && key.hashValue == CacheInterceptor.key(for: request).hashValue)
+        #expect(key != CacheInterceptor.key(for: request.header("Authorization", "Bearer x")))
+        #expect(key != CacheInterceptor.key(for: request.method(.head)))
+        #expect(key != CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/a?b=2")))
+        #expect(Set([key, CacheInterceptor.key(for: request)]).count == 1)
+    }
+}
+
+/// An executor shaped like the runtime's event loop: one thread that runs every
+/// job isolated to the executor itself. It counts the jobs it is given.
+private final class CountingLoop: SerialExecutor, TaskExecutor {
+    private struct State {
+        var jobs: [UnownedJob] = []
+        var stopped = false
+    }
+
+    private let state = Locked(State())
+    private let wakeup = DispatchSemaphore(value: 0)
+    let enqueued = Atomic<Int>(0)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        enqueued.add(1, ordering: .relaxed)
+        let job = UnownedJob(job)
+        state.withLock { $0.jobs.append(job) }
+        wakeup.signal()
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+    func start() {
+        Thread { [self] in
+            while true {
+                wakeup.wait()
+                let (jobs, stopped) = state.withLock { state in
+                    defer { state.jobs = [] }
+                    return (state.jobs, state.stopped)
+                }
+                for job in jobs {
+                    job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                }
+                if stopped { return }
+            }
+        }.start()
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        wakeup.signal()
+    }
+}
+
+/// Answers every request at once, and asks for its pipeline to run on `loop`.
+private struct LoopTransport: FiberTransport {
+    let loop: CountingLoop
+    func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
+        (Data("ok".utf8), TransportResponse(statusCode: 200, headers: ["Date": "Sun, 06 Nov 1994 08:49:37 GMT"], url: request.url))
+    }
+    func executorPreference() -> (any TaskExecutor)? { loop }
+}
+
+@Suite struct ExecutorTripTests {
+    /// The built-ins run on the loop's thread in place: a request through them goes
+    /// through the loop's queue no more often than one with no interceptor.
+    @Test func builtInsAddNoTripsThroughTheLoop() async throws {
+        let loop = CountingLoop()
+        loop.start()
+        defer { loop.stop() }
+        let dropping = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let seven: [any Interceptor] = [
+            AuthInterceptor(tokenProvider: { "token" }),
+            RetryInterceptor(maxRetries: 3),
+            RateLimitInterceptor(maxRequests: 1_000_000, perInterval: 1),
+            CacheInterceptor(ttl: 300, maxEntries: 10),
+            EncryptionInterceptor(provider: AESGCMEncryptionProvider(key: .init(size: .bits256)), decryptResponse: false),
+            LoggingInterceptor(logger: SwiftLogFiberLogger(logger: dropping)),
+            MetricsInterceptor(collector: SwiftMetricsCollector(factory: TestMetrics())),
+        ]
+        let custom = AnyInterceptor("custom") { request, next in try await next(request) }
+        let none = try await trips(through: [], on: loop)
+        #expect(try await trips(through: Array(seven.dropFirst()), on: loop) == none)
+        // Auth awaits the caller's token provider, a plain async closure: in a debug
+        // build that call goes through the queue (an optimized build skips it).
+        #expect(try await trips(through: seven, on: loop) <= none + 20)
+        #expect(try await trips(through: [custom], on: loop) > none)  // the count does see a plain async step
+    }
+
+    /// Jobs the loop was given for 20 requests, each with its own URL (the cache stores each).
+    private func trips(through interceptors: [any Interceptor], on loop: CountingLoop) async throws -> Int {
+        let fiber = Fiber(baseURL: apiURL, interceptors: interceptors, transport: LoopTransport(loop: loop))
+        return try await Task(executorPreference: loop) {
+            _ = try await fiber.get("/warm-up")
+            let before = loop.enqueued.load(ordering: .relaxed)
+            for i in 0..<20 { _ = try await fiber.get("/item/\(i)") }
+            return loop.enqueued.load(ordering: .relaxed) - before
+        }.value
+    }
+}
