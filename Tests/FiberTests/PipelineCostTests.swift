@@ -237,9 +237,10 @@ private struct StructFactory: MetricsFactory {
     }
 }
 
-/// An executor shaped like the runtime's event loop: one thread that runs every
-/// job isolated to the executor itself. It counts the jobs it is given.
-private final class CountingLoop: SerialExecutor, TaskExecutor {
+/// An executor shaped like the runtime's event loop for a task that prefers it:
+/// one thread that runs a task's jobs unisolated (`runSynchronously(on:)`), as
+/// `EventLoop` does. It counts the jobs it is given.
+private final class CountingLoop: TaskExecutor {
     private struct State {
         var jobs: [UnownedJob] = []
         var stopped = false
@@ -256,8 +257,6 @@ private final class CountingLoop: SerialExecutor, TaskExecutor {
         wakeup.signal()
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
-
     func start() {
         Thread { [self] in
             while true {
@@ -267,7 +266,7 @@ private final class CountingLoop: SerialExecutor, TaskExecutor {
                     return (state.jobs, state.stopped)
                 }
                 for job in jobs {
-                    job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+                    job.runSynchronously(on: asUnownedTaskExecutor())
                 }
                 if stopped { return }
             }
@@ -278,6 +277,10 @@ private final class CountingLoop: SerialExecutor, TaskExecutor {
         state.withLock { $0.stopped = true }
         wakeup.signal()
     }
+}
+
+private actor Elsewhere {
+    func touch() {}
 }
 
 /// Answers every request at once, and asks for its pipeline to run on `loop`.
@@ -307,12 +310,20 @@ private struct LoopTransport: FiberTransport {
             MetricsInterceptor(collector: SwiftMetricsCollector(factory: TestMetrics())),
         ]
         let custom = AnyInterceptor("custom") { request, next in try await next(request) }
+        let elsewhere = Elsewhere()
+        let hopping = AnyInterceptor("hopping") { request, next in
+            await elsewhere.touch()  // an actor on Swift's global pool: the task leaves the loop and comes back
+            return try await next(request)
+        }
         let none = try await trips(through: [], on: loop)
         #expect(try await trips(through: Array(seven.dropFirst()), on: loop) == none)
         // Auth awaits the caller's token provider, a plain async closure: in a debug
-        // build that call goes through the queue (an optimized build skips it).
+        // build that call may go through the queue (an optimized build skips it).
         #expect(try await trips(through: seven, on: loop) <= none + 20)
-        #expect(try await trips(through: [custom], on: loop) > none)  // the count does see a plain async step
+        // A plain async step costs no trip either, the loop running a task's jobs unisolated...
+        #expect(try await trips(through: [custom], on: loop) == none)
+        // ...and the count does see a step that leaves the loop.
+        #expect(try await trips(through: [hopping], on: loop) >= none + 20)
     }
 
     /// Jobs the loop was given for 20 requests, each with its own URL (the cache stores each).

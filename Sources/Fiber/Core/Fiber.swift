@@ -83,23 +83,15 @@ public final class Fiber: Sendable {
                 guard let executor = self.transport.executorPreference() else {
                     return try await self.run(prepared, through: pipeline)
                 }
-                return try await withTaskExecutorPreference(executor) {
-                    // The transport's loop runs every job isolated to itself, so the pipeline
-                    // runs isolated to it too: its steps (`nonisolated(nonsending)`) then never
-                    // go through the loop's queue to get back to the generic executor.
-                    // (The class cast first: it is much cheaper than the protocol one.)
-                    guard let loop = (executor as? EventLoop) ?? (executor as? any SerialExecutor) else {
-                        return try await self.run(prepared, through: pipeline)
-                    }
-                    return try await self.run(on: ExecutorIsolation(loop), prepared, through: pipeline)
+                // On the transport's loop, the pipeline's steps (`nonisolated(nonsending)`)
+                // and the transport's own calls run in place, one suspension per request.
+                // A task that already prefers the loop adds no second preference.
+                if let loop = executor as? EventLoop {
+                    return try await loop.withPreference { try await self.run(prepared, through: pipeline) }
                 }
+                return try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
             }
         }
-    }
-
-    private func run(on isolation: isolated ExecutorIsolation, _ request: FiberRequest, through pipeline: InlineNext)
-        async throws -> FiberResponse {
-        try await run(request, through: pipeline)
     }
 
     nonisolated(nonsending) private func run(_ request: FiberRequest, through pipeline: InlineNext) async throws
