@@ -83,15 +83,19 @@ public final class Fiber: Sendable {
                 guard let executor = self.transport.executorPreference() else {
                     return try await self.run(prepared, through: pipeline)
                 }
-                // On the transport's loop, the pipeline's steps (`nonisolated(nonsending)`)
-                // and the transport's own calls run in place, one suspension per request.
-                // A task that already prefers the loop adds no second preference.
+                // On the transport's loop, isolated to it (`ExecutorIsolation`: measured
+                // cheaper); a task that already prefers the loop adds no second preference.
                 if let loop = executor as? EventLoop {
-                    return try await loop.withPreference { try await self.run(prepared, through: pipeline) }
+                    return try await loop.withPreference { try await self.run(on: ExecutorIsolation(loop), prepared, through: pipeline) }
                 }
                 return try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
             }
         }
+    }
+
+    private func run(on isolation: isolated ExecutorIsolation, _ request: FiberRequest, through pipeline: InlineNext)
+        async throws -> FiberResponse {
+        try await run(request, through: pipeline)
     }
 
     nonisolated(nonsending) private func run(_ request: FiberRequest, through pipeline: InlineNext) async throws
