@@ -266,9 +266,11 @@ struct Report {
                 + "`withTaskExecutorPreference(loop)`; *nonisolated code, task preferring the loop* calls from a nonisolated "
                 + "function in such a task (it runs on the loop thread, but the call switches from the generic executor to "
                 + "the actor's and back); *global pool* calls from `Task.detached`, a thread hop each way. No row changes "
-                + "thread except the last, but a row can still pay for an enqueue on the loop per switch: the loop runs every "
-                + "job with itself as the task executor (`runSynchronously(isolatedTo:taskExecutor:)`), so a task with no "
-                + "executor preference never matches it and `swift_task_switch` enqueues instead of calling inline.",
+                + "thread except the last, but a row can still pay for an enqueue on the loop per switch: the loop runs an "
+                + "actor's job isolated to its serial executor (`runSynchronously(isolatedTo:taskExecutor:)`) and a task's "
+                + "job unisolated (`runSynchronously(on:)`), so a switch from one kind of code to the other (nonisolated code "
+                + "calling a loop actor, and back) enqueues instead of calling inline, and so does every switch of a task "
+                + "with no executor preference, which never matches the loop.",
             "- Echo latency is one write of 64 bytes plus the reads until 64 bytes came back, per connection, measured on "
                 + "the client; with 64 connections it includes the time a message waits behind the other connections' work on "
                 + "the two loops, while the loops batch reads and writes, so throughput rises. Swift resumes every `CheckedContinuation` on the generic "
