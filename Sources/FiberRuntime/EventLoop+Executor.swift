@@ -9,9 +9,6 @@ extension EventLoop: TaskExecutor {
 
     /// The executor to return from an actor's `unownedExecutor` to pin it to this loop.
     public var executor: UnownedSerialExecutor { serialExecutor.asUnownedSerialExecutor() }
-
-    /// True on this loop's thread.
-    public func isIsolatingCurrentContext() -> Bool? { inEventLoop }
 }
 
 /// The loop as the serial executor of the actors pinned to it.

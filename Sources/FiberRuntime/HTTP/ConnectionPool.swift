@@ -71,20 +71,10 @@ actor ConnectionPool: LoopIsolated {
         self.resolver = resolver
     }
 
-    /// A connection to `key`'s origin: an idle one at once, else when one is made or freed.
-    ///
-    /// - Throws: `HTTPClientError` `.deadlineExceeded` past `deadline`, `.shutdown`,
-    ///   `.cancelled`, or the connect error (`.transport`) when opening one failed.
-    func lease(_ key: Key, deadline: ContinuousClock.Instant?) async throws -> Leased {
-        switch startLease(key, deadline: deadline) {
-        case .leased(let leased): return leased
-        case .waiting(let wait): return try await wait.result()
-        }
-    }
-
-    /// The first, synchronous half of `lease`: an idle connection, or a place
-    /// in the queue to await. The HTTP client calls it from the loop without
-    /// a hop to this actor, and awaits only when it has to.
+    /// A connection to `key`'s origin: an idle one at once, or a place in the
+    /// queue to await (`LeaseWait.result()`) until one is made or freed.
+    /// Synchronous: the HTTP client calls it from the loop without a hop to
+    /// this actor, and awaits only when it has to.
     enum LeaseStart {
         case leased(Leased)
         case waiting(LeaseWait)

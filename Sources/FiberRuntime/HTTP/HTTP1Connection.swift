@@ -61,32 +61,9 @@ actor HTTP1Connection: LoopIsolated {
 
     var isClosed: Bool { closedReason != nil }
 
-    /// Sends `request` and returns its response.
-    ///
-    /// - Throws: `HTTPClientError` (`.malformedResponse`, `.headersTooLarge`,
-    ///   `.bodyTooLarge`, `.connectionClosed`, `.readTimeout`, `.transport`, `.cancelled`).
-    func execute(_ request: PreparedRequest, mode: BodyMode, readIdleTimeout: Duration?, deadline: ContinuousClock.Instant?,
-                 start: ContinuousClock.Instant, timing: RequestTiming) async throws -> Response {
-        let exchange = try begin(request, mode: mode, readIdleTimeout: readIdleTimeout, deadline: deadline, start: start, timing: timing)
-        switch request.body {
-        case nil, .bytes?:
-            return try await Self.response(to: exchange, on: self)
-        case .stream?, .file?:
-            return try await withTaskCancellationHandler {
-                // Uploading goes on beside reading: a server may answer (and end the exchange) early.
-                async let sending: Void = sendStreamed(request, in: exchange)
-                let response = try await exchange.response.wait()
-                if response.stream == nil { await sending }
-                return response
-            } onCancel: { [weak self] in
-                self?.cancel(exchange)
-            }
-        }
-    }
-
     /// Starts an exchange: arms its timers and, for a body in memory (or
     /// none), writes the request at once, in one vectored write. Await its
-    /// end with `response(to:)`; a streamed or file body is sent by `execute`.
+    /// end with `response(to:on:)`; a streamed or file body is sent by `upload`.
     ///
     /// Synchronous, so that the HTTP client can lease a connection and start
     /// an exchange on it from the pool without a hop to this actor.
@@ -117,11 +94,28 @@ actor HTTP1Connection: LoopIsolated {
         return exchange
     }
 
+    /// Sends the streamed or file body of `exchange` (started by `begin`)
+    /// beside reading its response, and returns the response.
+    ///
+    /// - Throws: `HTTPClientError` (`.malformedResponse`, `.headersTooLarge`,
+    ///   `.bodyTooLarge`, `.connectionClosed`, `.readTimeout`, `.transport`, `.cancelled`).
+    func upload(_ request: PreparedRequest, for exchange: Exchange) async throws -> Response {
+        try await withTaskCancellationHandler {
+            // Uploading goes on beside reading: a server may answer (and end the exchange) early.
+            async let sending: Void = sendStreamed(request, in: exchange)
+            let response = try await exchange.response.wait()
+            if response.stream == nil { await sending }
+            return response
+        } onCancel: { [weak self] in
+            self?.cancel(exchange)
+        }
+    }
+
     /// Waits, in the caller's isolation, for the end of `exchange` (its head,
     /// when streaming) on `connection`; cancelling the caller's task fails the
     /// exchange and closes the connection.
     ///
-    /// - Throws: as `execute`.
+    /// - Throws: as `upload`.
     static func response(to exchange: Exchange, on connection: HTTP1Connection,
                          isolation: isolated (any Actor)? = #isolation) async throws -> Response {
         try await withTaskCancellationHandler {

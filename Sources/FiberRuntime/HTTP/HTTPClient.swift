@@ -155,15 +155,12 @@ public final class HTTPClient: Sendable {
             if leased.setup == nil, let waited = leased.waited, waited > .milliseconds(1) { timing.poolWait = waited }
             let connection = leased.connection
             do {
+                let exchange = try connection.onLoop((prepared, mode, readIdle, deadline, start, timing)) { connection, e in
+                    try connection.begin(e.0, mode: e.1, readIdleTimeout: e.2, deadline: e.3, start: e.4, timing: e.5)
+                }
                 switch prepared.body {
-                case nil, .bytes?:
-                    let exchange = try connection.onLoop((prepared, mode, readIdle, deadline, start, timing)) { connection, e in
-                        try connection.begin(e.0, mode: e.1, readIdleTimeout: e.2, deadline: e.3, start: e.4, timing: e.5)
-                    }
-                    return try await HTTP1Connection.response(to: exchange, on: connection)
-                case .stream?, .file?:
-                    return try await connection.execute(prepared, mode: mode, readIdleTimeout: readIdle, deadline: deadline,
-                                                        start: start, timing: timing)
+                case nil, .bytes?: return try await HTTP1Connection.response(to: exchange, on: connection)
+                case .stream?, .file?: return try await connection.upload(prepared, for: exchange)
                 }
             } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 {
                 continue
