@@ -13,21 +13,17 @@ public final class SilentListener: Sendable {
 
     /// Binds 127.0.0.1 on a free port with a backlog of zero and fills that backlog.
     public init() {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port, bound) = LoopbackSocket.bindAnyPort()
         self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
+        self.port = port
         listen(fd, 0)
-        var length = size
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
         // One connection fills the queue of a backlog-0 listener.
         let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.filler = filler
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, size) } }
+        var address = bound
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 
     deinit {

@@ -82,7 +82,9 @@ struct TCPTests {
 
     @Test func connectRefusedIsTyped() async throws {
         try await withGroup { group in
-            let port = unusedPort()
+            let refusing = RefusingPort()
+            let port = refusing.port
+            defer { withExtendedLifetime(refusing) {} }
             await #expect {
                 try await SocketStream.connect(host: "127.0.0.1", port: port, on: group.loops[0])
             } throws: { error in

@@ -59,9 +59,8 @@ import Testing
     }
 
     @Test func connectionRefusedIsANetworkErrorIntact() async throws {
-        let closed = try await TestHTTPServer.start()
-        let url = closed.baseURL
-        await closed.shutdown()
+        let refusing = RefusingPort()
+        let url = "http://127.0.0.1:\(refusing.port)"
         try await withLiveServer { _, transport in
             let fiber = Fiber(url) { $0.transport = transport }
             await expectFiberError({ error in
@@ -70,6 +69,7 @@ import Testing
                     && underlying.url == url + "/"
             }) { try await fiber.get("/") }
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func cancellationIsCancelled() async throws {

@@ -116,13 +116,12 @@ struct ConnectionTests {
     }
 
     @Test func aRefusedConnectionIsATransportError() async throws {
-        let listener = try await SocketListener.listen()
-        let port = listener.port
-        await listener.close()
-        await #expect { _ = try await WebSocketClient.open("ws://127.0.0.1:\(port)/") } throws: {
+        let refusing = RefusingPort()
+        await #expect { _ = try await WebSocketClient.open("ws://127.0.0.1:\(refusing.port)/") } throws: {
             let e = $0 as? WebSocketError
             return e?.kind == .transport && e?.transport?.kind == .connectionRefused
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func framesInTheSameReadAsThe101AreDelivered() async throws {

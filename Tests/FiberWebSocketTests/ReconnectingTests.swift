@@ -33,9 +33,8 @@ struct ReconnectingTests {
     }
 
     @Test func givesUpWhenTheStrategySaysSo() async throws {
-        let listener = try await SocketListener.listen()
-        let port = listener.port
-        await listener.close()
+        let refusing = RefusingPort()
+        let port = refusing.port
         let ws = ReconnectingWebSocket(connect: { WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/") },
                                        strategy: .fixedDelay(0.001, maxAttempts: 2))
         let running = Task { await ws.start() }
@@ -43,6 +42,7 @@ struct ReconnectingTests {
         await running.value
         #expect(events.filter { if case .error = $0 { true } else { false } }.count == 3)
         #expect(ws.connectionCount == 3)
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func noneDoesNotReconnect() async throws {

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP socket bound to 127.0.0.1 on a port the kernel picks: the common
+/// start of the test peers that must hold a port without serving it.
+enum LoopbackSocket {
+    /// A new socket bound to 127.0.0.1:0, its port and the bound address.
+    static func bindAnyPort() -> (fd: Int32, port: Int, address: sockaddr_in) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)), address)
+    }
+}
