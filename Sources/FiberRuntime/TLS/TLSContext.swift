@@ -15,6 +15,8 @@ final class TLSContext: @unchecked Sendable {
     let pointer: OpaquePointer
     let configuration: TLSConfiguration
     let sessions = TLSSessionCache()
+    /// Chains verified lately (client contexts with full verification and a cache lifetime).
+    let verifiedChains: VerifiedChainCache?
 
     private static let cache = Locked<[TLSConfiguration: TLSContext]>([:])
 
@@ -44,6 +46,12 @@ final class TLSContext: @unchecked Sendable {
         }
         self.pointer = context
         self.configuration = configuration
+        if configuration.role == .client, configuration.verification == .full,
+           let lifetime = configuration.verifiedChainLifetime, lifetime > .zero {
+            verifiedChains = VerifiedChainCache(lifetime: lifetime)
+        } else {
+            verifiedChains = nil
+        }
         try configure()  // on failure, deinit frees the context
     }
 
@@ -66,6 +74,10 @@ final class TLSContext: @unchecked Sendable {
         switch c.role {
         case .client:
             SSL_CTX_set_verify(pointer, c.verification == .full ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
+            if let verifiedChains {
+                // Unretained: the context owns the cache and outlives every use of its SSL_CTX.
+                SSL_CTX_set_cert_verify_callback(pointer, Self.verifyCallback, Unmanaged.passUnretained(verifiedChains).toOpaque())
+            }
             if !c.applicationProtocols.isEmpty {
                 let wire = ALPN.wireFormat(c.applicationProtocols)
                 try check(SSL_CTX_set_alpn_protos(pointer, wire, UInt32(wire.count)) == 0, "bad ALPN protocol names")
