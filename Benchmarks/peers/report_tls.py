@@ -92,8 +92,9 @@ def parse_wrk(client, concurrency, log_path):
 
 
 def tls_log_since(path, offset):
-    """What nginx logged past `offset`: '$ssl_session_reused $ssl_protocol $ssl_cipher $ssl_curve $status $bytes'."""
-    summary = {"logged": 0, "reused": 0}
+    """What nginx logged past `offset`: '$ssl_session_reused $ssl_protocol $ssl_cipher $ssl_curve $status $bytes
+    $connection_requests'; `new` counts the requests that were the first on their connection (each had a handshake)."""
+    summary = {"logged": 0, "reused": 0, "new": 0}
     try:
         with open(path, "rb") as f:
             f.seek(int(offset))
@@ -107,6 +108,7 @@ def tls_log_since(path, offset):
             continue
         summary["logged"] += 1
         summary["reused"] += fields[0] == "r"
+        summary["new"] += len(fields) < 7 or fields[6] == "1"
         protocols[fields[1]] += 1
         ciphers[fields[2]] += 1
         curves[fields[3]] += 1
@@ -180,6 +182,15 @@ def resumed_cell(r):
     return f"{100 * log['reused'] / log['logged']:.0f} % of {log['logged']:,}"
 
 
+def new_connection_cell(r):
+    """The share of requests that opened a connection: under 100 % means the client reused connections,
+    and its handshakes/s overstates its handshakes."""
+    log = r.get("tls_log")
+    if not log or not log.get("logged"):
+        return "–"
+    return f"{100 * log.get('new', log['logged']) / log['logged']:.0f} %"
+
+
 def cipher_cell(r):
     log = r.get("tls_log")
     if not log or not log.get("logged"):
@@ -202,22 +213,22 @@ def rate_table(results, failed_at, skipped, meta, workload, concurrencies, clien
             r = results.get((workload, "https", client, c))
             if r is None:
                 why = "skipped" if client in skipped else "failed"
-                rows.append([str(c), name] + ["–"] * (8 if with_cipher else 6) + [why])
+                rows.append([str(c), name] + ["–"] * (9 if with_cipher else 6) + [why])
                 continue
             row = [str(c), name, http_report.grouped(r["rps"]), ratio(r["rps"], go and go["rps"]),
                    ratio(r["rps"], wrk and wrk["rps"]), http_report.micros(r.get("p50_us")),
                    http_report.micros(r.get("p99_us")), alloc_cell(r)]
             if with_cipher:
-                row += [resumed_cell(r), cipher_cell(r)]
+                row += [new_connection_cell(r), resumed_cell(r), cipher_cell(r)]
             row.append(http_report.grouped(r["errors"]) if r.get("errors") else "0")
             rows.append(row)
     unit = "req/s" if workload == "keepalive" else "handshakes/s"
     per = "request" if workload == "keepalive" else "handshake"
     header = ["concurrency", "client", unit, "÷ Go", "÷ wrk", "p50 µs", "p99 µs", f"allocations/{per}"]
     if with_cipher:
-        header += ["resumed (nginx)", "TLS, cipher"]
+        header += ["new connection (nginx)", "resumed (nginx)", "TLS, cipher"]
     header.append("errors")
-    right = {0, 2, 3, 4, 5, 6, 7, len(header) - 1} | ({8} if with_cipher else set())
+    right = {0, 2, 3, 4, 5, 6, 7, len(header) - 1} | ({8, 9} if with_cipher else set())
     return http_report.markdown_table(header, rows, right)
 
 
@@ -297,6 +308,8 @@ def section(results, failed, skipped, meta, m, versions):
                 "AsyncHTTPClient keeps no client session cache: its handshakes stay full ones (see the resumed column).")
         lines += ["", f"**{WORKLOAD_TITLES[w]}** — allocations on the concurrency-{meta['handshake_concurrencies'][0]} "
                   f"rows, over {http_report.grouped(meta['handshake_alloc_requests'])} sequential handshakes; "
+                  f"*new connection* is the share of the cell's requests that nginx logged as the first on their "
+                  f"connection (`$connection_requests` = 1): only at 100 % is every request a handshake; "
                   f"*resumed* is the share of the cell's requests that nginx logged with `$ssl_session_reused` = `r`. "
                   f"{note}", "",
                   rate_table(results, failed_at, skipped, meta, w, meta["handshake_concurrencies"], clients, True)]

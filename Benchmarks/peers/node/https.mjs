@@ -2,8 +2,10 @@
 // Scripts/bench-tls, which trusts the test root CA with NODE_EXTRA_CA_CERTS.
 //
 //   keep-alive (default)  an Agent with keepAlive and maxSockets = concurrency
-//   --new-connection      keepAlive false: a new connection, and a handshake, per request
-//                         (Node then sends `Connection: close`)
+//   --new-connection      keepAlive false and `Connection: close`: a new connection, and a
+//                         handshake, per request. keepAlive false alone is not enough: with a
+//                         finite maxSockets Node still sends `Connection: keep-alive` and hands
+//                         a freed socket to a queued request.
 //   --no-resumption       maxCachedSessions 0: every handshake a full one (otherwise
 //                         the Agent's default session cache resumes them)
 //   --stream              count the body's chunks and drop them rather than keeping them
@@ -29,6 +31,7 @@ function get() {
   return new Promise((resolve, reject) => {
     const request = module.get({
       protocol: url.protocol, hostname: url.hostname, port: url.port, path: url.pathname + url.search, agent,
+      headers: options.newConnection ? { Connection: 'close' } : {},
     }, (response) => {
       const chunks = [];
       let bytes = 0;
