@@ -86,7 +86,7 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var sessionResumption = true
     /// How long a client trusts a chain it verified for a host (default 5
     /// minutes; nil: verify every handshake in full). A new connection to a
-    /// server presenting the same chain, byte for byte, for the same host
+    /// server presenting the same certificates for the same host
     /// then skips the chain building and signature checks, about a quarter of
     /// a full handshake's client CPU with OpenSSL 3.0. The server still proves
     /// it holds the leaf's key on every handshake, pins are still checked, and

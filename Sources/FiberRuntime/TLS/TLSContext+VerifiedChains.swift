@@ -12,26 +12,29 @@ extension TLSContext {
         guard let storeContext else { return 0 }
         guard let cache, let key = verifiedChainKey(storeContext) else { return X509_verify_cert(storeContext) }
         let chains = Unmanaged<VerifiedChainCache>.fromOpaque(cache).takeUnretainedValue()
-        let now = time(nil)
-        if chains.contains(key, at: now) {
+        if chains.contains(key) {
+            // No chain is built, so libssl's verified chain and peer name stay unset: Fiber reads
+            // neither (pins use the presented chain), and uses no CT or DANE, which would need them.
             X509_STORE_CTX_set_error(storeContext, X509_V_OK)
             return 1
         }
         let verified = X509_verify_cert(storeContext)
         if verified == 1, let notAfter = earliestNotAfter(X509_STORE_CTX_get0_chain(storeContext)) {
-            chains.insert(key, verifiedAt: now, chainValidUntil: notAfter)
+            chains.insert(key, chainValidUntil: notAfter)
         }
         return verified
     }
 
-    /// SHA-256 over the host the connection must prove and the SHA-256 of
-    /// each presented certificate's DER, leaf first; nil if any step fails.
+    /// SHA-256 over the length and bytes of the host the connection must
+    /// prove and the SHA-256 of each presented certificate's DER as OpenSSL
+    /// encodes what it parsed (the signed part exactly as received), leaf
+    /// first; nil if any step fails.
     private static func verifiedChainKey(_ storeContext: OpaquePointer) -> VerifiedChainCache.Key? {
         guard let raw = X509_STORE_CTX_get_ex_data(storeContext, SSL_get_ex_data_X509_STORE_CTX_idx()),
               let engineData = fiber_ssl_get_app_data(OpaquePointer(raw)) else { return nil }
         let engine = Unmanaged<TLSEngine>.fromOpaque(engineData).takeUnretainedValue()
-        var material = Array((engine.host ?? "").utf8)
-        material.append(0)
+        let host = Array((engine.host ?? "").utf8)
+        var material = withUnsafeBytes(of: UInt32(host.count).bigEndian) { Array($0) } + host
         // The untrusted stack of a TLS handshake is the whole presented chain, leaf included.
         guard let presented = X509_STORE_CTX_get0_untrusted(storeContext) else { return nil }
         let count = fiber_x509_stack_count(presented)

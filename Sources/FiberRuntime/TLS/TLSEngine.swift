@@ -42,10 +42,13 @@ final class TLSEngine {
         }
         SSL_set_connect_state(ssl)
         if let host, context.configuration.verification == .full {
-            if SocketAddress(ipLiteral: host, port: port) != nil {
-                X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-            } else {
-                SSL_set1_host(ssl, host)
+            // Checked: a host OpenSSL refused to take would leave the chain verified against no name at all.
+            let accepted = SocketAddress(ipLiteral: host, port: port) != nil
+                ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), Self.bareIPLiteral(host)) == 1
+                : SSL_set1_host(ssl, host) == 1
+            guard accepted else {
+                throw TLSError(.invalidConfiguration, "cannot verify a certificate against the host \"\(host)\"",
+                               host: host, openSSLErrors: OpenSSLErrors.drain())
             }
         }
         // SNI carries names only, never IP literals (RFC 6066 §3).
@@ -58,6 +61,15 @@ final class TLSEngine {
     }
 
     deinit { SSL_free(ssl) }
+
+    /// An IP literal as OpenSSL reads one: without the brackets of a URL's
+    /// IPv6 host and without a zone (`fe80::1%eth0`), which a certificate never names.
+    static func bareIPLiteral(_ host: String) -> String {
+        var literal = Substring(host)
+        if literal.hasPrefix("["), literal.hasSuffix("]") { literal = literal.dropFirst().dropLast() }
+        if let zone = literal.firstIndex(of: "%") { literal = literal[..<zone] }
+        return String(literal)
+    }
 
     // MARK: Ciphertext in and out
 
