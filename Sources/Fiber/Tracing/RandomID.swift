@@ -6,30 +6,30 @@ import Synchronization
 /// `/dev/urandom` for every UUID), a tenth of a whole request over a local
 /// connection. The system's generator is cheaper but still a `getrandom`
 /// system call per draw, three per request (trace ID and span ID), about 7 %
-/// of a request's CPU through the pipeline. So IDs come from SplitMix64 over
-/// one atomic counter whose start and step the system's generator picks once
-/// per process: no system call, no lock, and no two draws of a process alike
-/// (the mix is a bijection of the counter). Trace and span IDs must be unique
-/// and unguessable enough not to collide across services, not secret; nothing
-/// in Fiber uses them as keys or nonces.
+/// of a request's CPU through the pipeline. So a draw is a keyed hash
+/// (SipHash, through `Hasher`) of one atomic counter and a 128-bit secret that
+/// the system's generator picks once per process: no system call and no lock.
+/// A server that sees IDs learns nothing that predicts the next ones, which a
+/// plain mix of the counter (SplitMix64, say) would give away, since it can be
+/// inverted. Two draws collide with probability 2⁻⁶⁴.
 @usableFromInline  // for the default of `FiberDefaults.traceIDGenerator`
 enum RandomID {
-    private static let state: Atomic<UInt64> = {
+    private static let counter = Atomic<UInt64>(0)
+    private static let secret: (UInt64, UInt64) = {
         var system = SystemRandomNumberGenerator()
-        return Atomic(system.next())
-    }()
-    /// An odd step (the golden ratio's, with random high bits): the counter visits every value once.
-    private static let step: UInt64 = {
-        var system = SystemRandomNumberGenerator()
-        return (system.next() as UInt64) << 32 | 0x7F4A_7C15
+        return (system.next(), system.next())
     }()
 
-    /// The next 64 random-looking bits.
+    /// The next 64 random bits.
     static func next() -> UInt64 {
-        var z = state.wrappingAdd(step, ordering: .relaxed).newValue
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        let n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        // `Hasher` has its own per-process seed as well, unless SWIFT_DETERMINISTIC_HASHING is set;
+        // the secret keeps the IDs unpredictable even then.
+        var hasher = Hasher()
+        hasher.combine(secret.0)
+        hasher.combine(n)
+        hasher.combine(secret.1)
+        return UInt64(truncatingIfNeeded: hasher.finalize())
     }
 
     /// A random version 4 UUID in `UUID().uuidString`'s form: 122 random bits,
