@@ -7,12 +7,15 @@ import Glibc
 enum LoopbackSocket {
     /// A new socket bound to 127.0.0.1:0, its port and the bound address.
     static func bindAnyPort() -> (fd: Int32, port: Int, address: sockaddr_in) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a child process (nginx, a Python peer) must not keep the port after the value goes.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        precondition(fd >= 0, "socket failed: errno \(errno)")
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        precondition(bound == 0, "bind to 127.0.0.1:0 failed: errno \(errno)")
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return (fd, Int(UInt16(bigEndian: address.sin_port)), address)
     }

@@ -18,7 +18,7 @@ public final class SilentListener: Sendable {
         self.port = port
         listen(fd, 0)
         // One connection fills the queue of a backlog-0 listener.
-        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.filler = filler
         var address = bound
         _ = withUnsafePointer(to: &address) {
