@@ -19,7 +19,7 @@ import Synchronization
 public final class EventLoop: @unchecked Sendable {
     // @unchecked: the uv_* pointers and the `loop*` vars are touched only on
     // the loop thread (or before it starts / after it is joined); state shared
-    // across threads lives in `inbox`, a Mutex.
+    // across threads lives in `inbox`, behind a lock.
 
     /// The position of this loop in its group, for names and logs.
     public let index: Int
@@ -29,7 +29,7 @@ public final class EventLoop: @unchecked Sendable {
     private let idle: UnsafeMutablePointer<uv_idle_t>
     private let inbox = Locked(LoopInbox<LoopJob>())
     private let fallback: DispatchQueue
-    private let exit = Mutex<ExitState>(.running)
+    private let exit = Locked<ExitState>(.running)
     private var thread: LoopThread?
 
     // Loop-confined state.

@@ -13,7 +13,7 @@ public final class EventLoopGroup: Sendable {
     /// The loops of the group.
     public let loops: [EventLoop]
     private let cursor = Atomic<Int>(0)
-    private let state = Mutex(State.running)
+    private let state = Locked(State.running)
     private let isShared: Bool
 
     private enum State { case running, shuttingDown, shutDown }

@@ -15,11 +15,11 @@ public final class Resolver: Sendable {
     /// The process-wide resolver, caching answers for 30 seconds.
     public static let shared = Resolver()
 
-    private let cache: Mutex<ResolverCache>
+    private let cache: Locked<ResolverCache>
 
     /// A resolver whose cache keeps answers for `cacheTTL` (zero disables it) and at most `cacheCapacity` hosts.
     public init(cacheTTL: Duration = .seconds(30), cacheCapacity: Int = 512) {
-        cache = Mutex(ResolverCache(ttl: cacheTTL, capacity: cacheCapacity))
+        cache = Locked(ResolverCache(ttl: cacheTTL, capacity: cacheCapacity))
     }
 
     /// Forgets every cached answer.

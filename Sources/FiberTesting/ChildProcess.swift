@@ -1,3 +1,4 @@
+import FiberRuntime
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ import Glibc
 public final class ChildProcess: Sendable {
     /// The process id.
     public let pid: pid_t
-    private let exit = Mutex<Int32?>(nil)
+    private let exit = Locked<Int32?>(nil)
 
     private init(pid: pid_t) { self.pid = pid }
 

@@ -38,7 +38,7 @@ public final class TestHTTPServer: Sendable {
     public let configuration: Configuration
 
     private let listener: SocketListener
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var router = Router()

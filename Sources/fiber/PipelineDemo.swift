@@ -19,7 +19,7 @@ enum PipelineDemo {
     static func run() async throws {
         let group = EventLoopGroup(loopCount: 1, name: "pipeline-demo")
         let server = try await TestHTTPServer.start(on: group.loops[0])
-        let flakyCalls = Mutex(0)
+        let flakyCalls = Locked(0)
         server.route("/profile") { request in
             (request.header("Authorization") ?? "").hasPrefix("Bearer fresh-token")
                 ? .json(#"{"name":"Ada Lovelace","role":"admin"}"#) : .text("token expired", status: 401)

@@ -121,7 +121,7 @@ struct ClientExchangeTests {
             let content = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
             try writeFile(path, content)
             defer { removeFile(path) }
-            let progress = Mutex<[Int]>([])
+            let progress = Locked<[Int]>([])
             var options = HTTPClient.RequestOptions()
             options.uploadProgress = { sent, total in progress.withLock { $0.append(sent); _ = total } }
             let file = try await client.execute(HTTPClientRequest(url: server.url("/echo"), method: "POST", body: .file(path: path)), options: options)
@@ -166,7 +166,7 @@ struct ClientExchangeTests {
                     try await writer.sleep(for: .milliseconds(2))
                 }
             })
-            let progress = Mutex<Int>(0)
+            let progress = Locked<Int>(0)
             var options = HTTPClient.RequestOptions()
             options.downloadProgress = { received, _ in progress.withLock { $0 = received } }
             let response = try await client.stream(HTTPClientRequest(url: server.url("/stream")), options: options)

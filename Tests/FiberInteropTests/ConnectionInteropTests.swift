@@ -89,8 +89,8 @@ struct ConnectionInteropTests {
     @Test func fiftyConcurrentRequestsShareFourConnections() async throws {
         try await withNginx(server: Self.server) { nginx in
             try await withClient(configure: { $0.maxConnectionsPerHost = 4 }) { client in
-                let maxOpen = Mutex(0)
-                let sampling = Mutex(true)
+                let maxOpen = Locked(0)
+                let sampling = Locked(true)
                 let monitor = Task {
                     while sampling.withLock({ $0 }) {
                         let open = await client.statistics().open

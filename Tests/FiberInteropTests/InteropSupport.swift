@@ -174,7 +174,7 @@ func chunks(of bytes: [UInt8], size: Int, delay: Duration? = nil) -> AsyncStream
 
 /// What a progress callback reported, collected across threads.
 final class ProgressLog: Sendable {
-    private let entries = Mutex<[(Int, Int?)]>([])
+    private let entries = Locked<[(Int, Int?)]>([])
 
     /// A callback that records each call.
     var callback: @Sendable (Int, Int?) -> Void { { sent, total in self.entries.withLock { $0.append((sent, total)) } } }

@@ -110,12 +110,12 @@ import Testing
 }
 
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
 final class ProgressLog: Sendable {
-    private let entries = Mutex<[LoadTest.Progress]>([])
+    private let entries = Locked<[LoadTest.Progress]>([])
     func add(_ progress: LoadTest.Progress) { entries.withLock { $0.append(progress) } }
     var isEmpty: Bool { entries.withLock { $0.isEmpty } }
 }

@@ -24,8 +24,8 @@ struct EventLoopTests {
     @Test func jobsRunInSubmissionOrderOnTheLoopThread() async throws {
         try await withGroup { group in
             let loop = group.loops[0]
-            let seen = Mutex<[Int]>([])
-            let offLoop = Mutex(0)
+            let seen = Locked<[Int]>([])
+            let offLoop = Locked(0)
             for i in 0..<1000 {
                 try loop.execute {
                     if !loop.inEventLoop { offLoop.withLock { $0 += 1 } }
@@ -44,10 +44,10 @@ struct EventLoopTests {
             let loop = group.loops[0]
             let threads = 8, perThread = 12_500
             final class Tally: Sendable {
-                let last: Mutex<[Int]>
+                let last: Locked<[Int]>
                 let outOfOrder = Atomic<Int>(0)
                 let done = Atomic<Int>(0)
-                init(threads: Int) { last = Mutex([Int](repeating: -1, count: threads)) }
+                init(threads: Int) { last = Locked([Int](repeating: -1, count: threads)) }
             }
             let tally = Tally(threads: threads)
             // Eight OS threads, not tasks: the cooperative pool has only as many threads as cores.

@@ -40,7 +40,7 @@ struct TimerTests {
     @Test func scheduledTasksFireInDeadlineOrder() async throws {
         try await withGroup { group in
             let loop = group.loops[0]
-            let fired = Mutex<[Int]>([])
+            let fired = Locked<[Int]>([])
             for (i, ms) in [60, 20, 40].enumerated() {
                 try loop.scheduleTask(in: .milliseconds(ms)) {
                     #expect(loop.inEventLoop)

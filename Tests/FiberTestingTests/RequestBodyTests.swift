@@ -65,7 +65,7 @@ struct RequestBodyTests {
     }
 
     @Test func expectContinueCanBeRejectedWithoutReadingTheBody() async throws {
-        let called = Mutex(false)
+        let called = Locked(false)
         var configuration = TestHTTPServer.Configuration()
         configuration.expectContinue = .reject(.status(417))
         try await withServer(configuration: configuration) { h in

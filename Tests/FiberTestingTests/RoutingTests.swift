@@ -79,7 +79,7 @@ struct RoutingTests {
     }
 
     @Test func handlersSeeTheParsedRequestAndRunOnTheServersLoop() async throws {
-        let onLoop = Mutex<Bool?>(nil)
+        let onLoop = Locked<Bool?>(nil)
         try await withServer { h in
             let loop = h.loop
             h.server.route("POST", "/search") { request in
