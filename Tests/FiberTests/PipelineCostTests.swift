@@ -87,18 +87,24 @@ import Testing
 }
 
 @Suite struct HeaderLookupTests {
-    /// The hot-path lookups answer as the runtime's do, case and non-ASCII names included.
-    @Test func agreeWithTheRuntimesLookups() {
+    /// Names match byte for byte or as the same ASCII letter in either case, never
+    /// other bytes that differ only in bit 5 (`@`/`` ` ``, `[`/`{`, `Ü`/`ü`).
+    @Test func namesMatchByTheASCIICaseRule() {
         let headers = HTTPHeaders([
             ("Date", "a"), ("date", "b"), ("Cache-Control", "max-age=1"), ("ÜMLAUT", "u"), ("ümlaut", "v"),
             ("X-@", "1"), ("X-`", "2"), ("X-[", "3"), ("Authorization", "Bearer x"), ("", "empty"),
         ])
-        let names = ["date", "DATE", "Date", "cache-control", "CACHE-CONTROL", "ümlaut", "ÜMLAUT", "Ümlaut", "x-@",
-                     "x-`", "X-{", "x-[", "authorization", "Authorizatio", "missing", ""]
-        for name in names {
-            #expect(headers.firstValue(named: name) == headers.first(name: name), "\(name)")
-            #expect(headers.allValues(named: name) == headers.values(name: name), "\(name)")
-            #expect(headers.hasField(named: name) == headers.contains(name: name), "\(name)")
+        let expected: [(name: String, values: [String])] = [
+            ("date", ["a", "b"]), ("DATE", ["a", "b"]), ("Date", ["a", "b"]),
+            ("cache-control", ["max-age=1"]), ("CACHE-CONTROL", ["max-age=1"]),
+            ("ümlaut", ["v"]), ("ÜMLAUT", ["u"]), ("Ümlaut", ["u"]),
+            ("x-@", ["1"]), ("x-`", ["2"]), ("X-{", []), ("x-[", ["3"]),
+            ("authorization", ["Bearer x"]), ("Authorizatio", []), ("missing", []), ("", ["empty"]),
+        ]
+        for (name, values) in expected {
+            #expect(headers.values(name: name) == values, "\(name)")
+            #expect(headers.first(name: name) == values.first, "\(name)")
+            #expect(headers.contains(name: name) == !values.isEmpty, "\(name)")
         }
         let fields = CacheFields(headers)
         #expect(fields.date == headers.first(name: "Date") && fields.vary == headers.values(name: "Vary"))

@@ -35,7 +35,7 @@ public struct CacheControl: Sendable, Equatable {
 
     /// The directives of every `Cache-Control` field of `headers`.
     public init(headers: HTTPHeaders) {
-        self.init(values: headers.allValues(named: "Cache-Control"))
+        self.init(values: headers.values(name: "Cache-Control"))
     }
 
     /// The directives of the `Cache-Control` field values `values`, in order.
@@ -177,7 +177,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
         guard varyNames != nil else { return false }
         if isShared {
             if response.isPrivate { return false }
-            if requestHeaders.hasField(named: "Authorization"),
+            if requestHeaders.contains(name: "Authorization"),
                !(response.isPublic || response.sharedMaxAge != nil || response.mustRevalidate) { return false }
         }
         return true
@@ -233,7 +233,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
 
     /// The lowercased request header names a response varies on, sorted; nil for `Vary: *` (matches nothing).
     public static func varyNames(_ responseHeaders: HTTPHeaders) -> [String]? {
-        varyNames(values: responseHeaders.allValues(named: "Vary"))
+        varyNames(values: responseHeaders.values(name: "Vary"))
     }
 
     /// `varyNames` from the values of the response's `Vary` fields.
@@ -256,7 +256,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
     public static func varySnapshot(names: [String], requestHeaders: HTTPHeaders) -> [String: String?] {
         var snapshot: [String: String?] = [:]
         for name in names {
-            let values = requestHeaders.allValues(named: name)
+            let values = requestHeaders.values(name: name)
             snapshot[name] = values.isEmpty ? String?.none : values.joined(separator: ", ")
         }
         return snapshot

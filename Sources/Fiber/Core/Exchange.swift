@@ -50,7 +50,7 @@ struct Exchange: Sendable {
         if let context = ServiceContext.current {
             InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
         }
-        if !headers.hasField(named: TraceParent.headerName) {
+        if !headers.contains(name: TraceParent.headerName) {
             headers.add(name: TraceParent.headerName,
                         value: TraceParent.value(traceID: TraceContext.traceID, spanID: TraceParent.newSpanID()))
         }

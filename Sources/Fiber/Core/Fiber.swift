@@ -70,7 +70,7 @@ public final class Fiber: Sendable {
     private func perform(_ request: FiberRequest, through pipeline: InlineNext) async throws -> FiberResponse {
         if let error = request.buildError { throw error }
         var request = request
-        for field in configuration.defaultHeaders where !request.headers.hasField(named: field.name) {
+        for field in configuration.defaultHeaders where !request.headers.contains(name: field.name) {
             request = request.header(field.name, field.value)
         }
         if let seconds = request.timeout ?? configuration.timeout {

@@ -78,7 +78,7 @@ extension FiberRequest {
     public func header(_ name: String, _ value: String) -> FiberRequest {
         var copy = self
         // Usually the field is new: appending skips the runtime's slower search for one to replace.
-        if copy.headers.hasField(named: name) {
+        if copy.headers.contains(name: name) {
             copy.headers.replaceOrAdd(name: name, value: value)
         } else {
             copy.headers.add(name: name, value: value)

@@ -82,7 +82,7 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
 
     static func key(for request: FiberRequest) -> CacheKey {
         CacheKey(method: request.httpMethod, url: request.url.absoluteString,
-                 authorization: request.headers.firstValue(named: "Authorization"))
+                 authorization: request.headers.first(name: "Authorization"))
     }
 
     // MARK: Network
@@ -146,7 +146,7 @@ struct CachedEntry: Sendable {
     var varyNames: [String]
 
     var hasValidators: Bool {
-        headers.hasField(named: "ETag") || headers.hasField(named: "Last-Modified")
+        headers.contains(name: "ETag") || headers.contains(name: "Last-Modified")
     }
 
     /// The stored response as the answer to `request`.
@@ -160,10 +160,10 @@ struct CachedEntry: Sendable {
     /// `request` made conditional on this entry's validators (unless the caller set its own).
     func conditional(_ request: FiberRequest) -> FiberRequest {
         var conditional = request
-        if let etag = headers.firstValue(named: "ETag"), !request.headers.hasField(named: "If-None-Match") {
+        if let etag = headers.first(name: "ETag"), !request.headers.contains(name: "If-None-Match") {
             conditional = conditional.header("If-None-Match", etag)
         }
-        if let modified = headers.firstValue(named: "Last-Modified"), !request.headers.hasField(named: "If-Modified-Since") {
+        if let modified = headers.first(name: "Last-Modified"), !request.headers.contains(name: "If-Modified-Since") {
             conditional = conditional.header("If-Modified-Since", modified)
         }
         return conditional

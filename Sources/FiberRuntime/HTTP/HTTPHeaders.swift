@@ -42,19 +42,25 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Removes every field named `name` (any case).
-    public mutating func remove(name: String) { fields.removeAll { $0.name.equalsIgnoringASCIICase(name) } }
+    public mutating func remove(name: String) { fields.removeAll { Self.sameName($0.name, name) } }
 
     /// The first value of `name` (any case), if present.
     public subscript(name: String) -> String? { first(name: name) }
 
     /// The first value of `name` (any case), if present.
-    public func first(name: String) -> String? { fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
+    public func first(name: String) -> String? { fields.first { Self.sameName($0.name, name) }?.value }
 
     /// Every value of `name` (any case), in order.
-    public func values(name: String) -> [String] { fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value) }
+    public func values(name: String) -> [String] { fields.filter { Self.sameName($0.name, name) }.map(\.value) }
 
     /// True when some field is named `name` (any case).
-    public func contains(name: String) -> Bool { fields.contains { $0.name.equalsIgnoringASCIICase(name) } }
+    public func contains(name: String) -> Bool { fields.contains { Self.sameName($0.name, name) } }
+
+    /// Whether two field names are the same: equal bytes, or the same ASCII
+    /// letter in either case. Concrete, so that a caller in another module
+    /// (the Fiber API's cache reads half a dozen fields a response) gets the
+    /// comparison specialized for `String` rather than the generic one.
+    package static func sameName(_ a: String, _ b: String) -> Bool { a.equalsIgnoringASCIICase(b) }
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
     public func containsToken(_ token: String, in name: String) -> Bool {
