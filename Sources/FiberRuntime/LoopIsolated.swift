@@ -18,7 +18,7 @@ extension LoopIsolated {
     nonisolated func onLoop<Argument, Result, Failure: Error>(
         _ argument: Argument, _ operation: @escaping (isolated Self, Argument) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        precondition(loop.inEventLoop, "expected to run on event loop \(loop.index), but the current thread is not its thread")
+        loop.serialExecutor.checkIsolated()
         return try unsafeBitCast(operation, to: ((Self, Argument) throws(Failure) -> Result).self)(self, argument)
     }
 }

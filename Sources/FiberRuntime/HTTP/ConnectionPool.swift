@@ -54,6 +54,12 @@ actor ConnectionPool: LoopIsolated {
             self.key = key
             self.machine = machine
         }
+
+        /// Marks `id` leased; the first lease of a fresh connection carries its connect timings.
+        func lease(_ id: Int, _ connection: HTTP1Connection) -> Leased {
+            leased.insert(id)
+            return Leased(connection: connection, setup: fresh.remove(id) != nil ? connection.setupTiming : nil)
+        }
     }
 
     private var origins: [Key: Origin] = [:]
@@ -88,8 +94,7 @@ actor ConnectionPool: LoopIsolated {
         let actions = origin.machine.leaseRequested(waiterID, now: now)
         // The common case, an idle connection: no waiter, no continuation.
         if actions.count == 1, case .lease(let id, to: waiterID) = actions[0], let connection = origin.connections[id] {
-            origin.leased.insert(id)
-            return .leased(Leased(connection: connection, setup: origin.fresh.remove(id) != nil ? connection.setupTiming : nil))
+            return .leased(origin.lease(id, connection))
         }
         let result = OnceContinuation<Leased>()
         waiters[waiterID] = (origin, result, nil)
@@ -176,9 +181,7 @@ actor ConnectionPool: LoopIsolated {
         case .lease(let id, let waiterID):
             guard let waiter = waiters.removeValue(forKey: waiterID), let connection = origin.connections[id] else { return }
             waiter.timer?.close()
-            origin.leased.insert(id)
-            let setup = origin.fresh.remove(id) != nil ? connection.setupTiming : nil
-            if !waiter.result.resume(with: .success(Leased(connection: connection, setup: setup))) {
+            if !waiter.result.resume(with: .success(origin.lease(id, connection))) {
                 // The waiter left in the same instant: give the connection back.
                 origin.leased.remove(id)
                 perform(in: origin) { $0.connectionReleased(id, reusable: true, now: .now) }
