@@ -77,12 +77,7 @@ extension FiberRequest {
     /// The same request with the header `name` set to `value` (replacing any field of that name, in any case).
     public func header(_ name: String, _ value: String) -> FiberRequest {
         var copy = self
-        // Usually the field is new: appending skips the runtime's slower search for one to replace.
-        if copy.headers.contains(name: name) {
-            copy.headers.replaceOrAdd(name: name, value: value)
-        } else {
-            copy.headers.add(name: name, value: value)
-        }
+        copy.headers.replaceOrAdd(name: name, value: value)
         return copy
     }
 

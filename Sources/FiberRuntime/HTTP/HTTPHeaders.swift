@@ -37,7 +37,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// Replaces every field named `name` (any case) with one field, or removes them for nil.
     public mutating func replaceOrAdd(name: String, value: String?) {
-        remove(name: name)
+        // Usually the field is new: searching first spares the removal its copy of shared storage.
+        if contains(name: name) { remove(name: name) }
         if let value { add(name: name, value: value) }
     }
 
