@@ -41,9 +41,10 @@ final class TLSEngine {
             return
         }
         SSL_set_connect_state(ssl)
+        let isIPLiteral = host.map { SocketAddress(ipLiteral: $0, port: port) != nil } ?? false
         if let host, context.configuration.verification == .full {
             // Checked: a host OpenSSL refused to take would leave the chain verified against no name at all.
-            let accepted = SocketAddress(ipLiteral: host, port: port) != nil
+            let accepted = isIPLiteral
                 ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), Self.bareIPLiteral(host)) == 1
                 : SSL_set1_host(ssl, host) == 1
             guard accepted else {
@@ -52,7 +53,7 @@ final class TLSEngine {
             }
         }
         // SNI carries names only, never IP literals (RFC 6066 §3).
-        if let host, SocketAddress(ipLiteral: host, port: port) == nil {
+        if let host, !isIPLiteral {
             _ = fiber_ssl_set_host_name(ssl, host)
         }
         if context.configuration.sessionResumption, let session = context.sessions.session(for: peer) {
