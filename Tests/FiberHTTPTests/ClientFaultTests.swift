@@ -72,10 +72,13 @@ struct ClientFaultTests {
     }
 
     @Test func slowDripWithinTheReadTimeoutSucceeds() async throws {
-        try await withClient(configure: { $0.readIdleTimeout = .milliseconds(500) }) { client, server in
-            server.route("/", respond: TestResponse.ok("drip, drip, drip").dripping(bytes: 5, every: .milliseconds(20)))
+        // The whole response drips over about 2 s: longer than the idle timeout, so only a timer that restarts on each read lets it through.
+        try await withClient(configure: { $0.readIdleTimeout = .milliseconds(1500) }) { client, server in
+            server.route("/", respond: TestResponse.ok("drip, drip, drip").dripping(bytes: 8, every: .milliseconds(200)))
+            let start = ContinuousClock.now
             let value16 = try await client.get(server.url("/")).body
             #expect(value16 == "drip, drip, drip".bytes)
+            #expect(ContinuousClock.now - start > .milliseconds(1500), "the premise: the response outlasts the idle timeout")
         }
     }
 
