@@ -29,22 +29,6 @@ func expectNoOpenHandles(_ group: EventLoopGroup, sourceLocation: SourceLocation
     #expect(leaked.isEmpty, "open handles left per loop: \(leaked)", sourceLocation: sourceLocation)
 }
 
-/// The resident set size of this process, in bytes.
-func residentBytes() -> Int {
-    guard let file = fopen("/proc/self/statm", "r") else { return 0 }
-    defer { fclose(file) }
-    var size = 0, resident = 0
-    withUnsafeMutablePointer(to: &size) { s in
-        withUnsafeMutablePointer(to: &resident) { r in
-            _ = withVaList([s, r]) { vfscanf(file, "%ld %ld", $0) }
-        }
-    }
-    return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
-/// True when this process runs with AddressSanitizer.
-let runningUnderAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
-
 /// CPU time the calling thread has used, in seconds.
 func threadCPUSeconds() -> Double {
     var now = timespec()
