@@ -356,3 +356,26 @@ private struct LoopTransport: FiberTransport {
         }.value
     }
 }
+
+@Suite struct DeadlineTests {
+    /// The deadline is kept as a reading of the monotonic clock (so a request has a size
+    /// known when compiled); what interceptors read is the instant the timeout set.
+    @Test func interceptorsSeeTheDeadlineTheTimeoutSet() async throws {
+        let seen = Locked<(ContinuousClock.Instant?, Duration?)>((nil, nil))
+        let (fiber, _) = mockFiber([AnyInterceptor("look") { request, next in
+            seen.withLock { $0 = (request.deadline, request.remainingTime) }
+            return try await next(request)
+        }])
+        let before = ContinuousClock.now
+        _ = try await fiber.send(FiberRequest(url: "https://api.example.com/").timeout(60))
+        let after = ContinuousClock.now
+        let (deadline, remaining) = seen.withLock { $0 }
+        let instant = try #require(deadline)
+        #expect(instant >= before + .seconds(60) && instant <= after + .seconds(60))
+        let left = try #require(remaining)
+        #expect(left > .zero && left <= .seconds(60))
+
+        _ = try await fiber.send(FiberRequest(url: "https://api.example.com/"))
+        #expect(seen.withLock { $0.0 == nil && $0.1 == nil })
+    }
+}

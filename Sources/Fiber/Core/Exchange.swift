@@ -10,7 +10,7 @@ struct Exchange: Sendable {
 
     nonisolated(nonsending) func send(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now()
         do {
             let (data, head) = try await transport.send(outgoing)
             return response(data: data, head: head, request: sent, since: start)
@@ -21,7 +21,7 @@ struct Exchange: Sendable {
 
     nonisolated(nonsending) func stream(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now()
         do {
             let (body, head) = try await transport.stream(outgoing)
             var response = response(data: Data(), head: head, request: sent, since: start)
@@ -57,10 +57,10 @@ struct Exchange: Sendable {
         return FiberRequest(copying: request, headers: headers)
     }
 
-    private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: ContinuousClock.Instant)
+    private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: Duration)
         -> FiberResponse {
         var response = FiberResponse(data: data, statusCode: head.statusCode, headers: head.headers, request: request,
-                                     duration: (ContinuousClock.now - start).seconds, traceID: TraceContext.traceID)
+                                     duration: (MonotonicTime.now() - start).seconds, traceID: TraceContext.traceID)
         response.decoder = configuration.decoder
         response.statusRule = configuration.validateStatus
         return response

@@ -74,7 +74,7 @@ public final class Fiber: Sendable {
             request = request.header(field.name, field.value)
         }
         if let seconds = request.timeout ?? configuration.timeout {
-            request.deadline = .now + .seconds(clamping: seconds)
+            request.deadlineReading = MonotonicTime.now() + .seconds(clamping: seconds)
         }
         let traceID = TraceContext.traceID.isEmpty ? configuration.defaults.traceIDGenerator() : TraceContext.traceID
         let prepared = request

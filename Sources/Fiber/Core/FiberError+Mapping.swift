@@ -34,6 +34,9 @@ extension FiberError {
 
     /// The error a caller of `Fiber.send` sees for `error` thrown by the chain:
     /// cancellation becomes `.cancelled`; everything else is left as it is.
+    /// (Not inlined: its cast to `CancellationError`, a resilient type, would be a task
+    /// allocation in the async caller on every request, failed or not.)
+    @inline(never)
     static func surfacing(_ error: any Error) -> any Error {
         if error is CancellationError { return FiberError.cancelled }
         return error

@@ -28,7 +28,15 @@ public struct FiberRequest: Sendable {
     public internal(set) var metadata: [String: String]
     /// When the request must be done by: set by `Fiber.send` from the timeout when it starts,
     /// read by interceptors that wait (Retry, RateLimit) and by the transport.
-    public internal(set) var deadline: ContinuousClock.Instant?
+    public internal(set) var deadline: ContinuousClock.Instant? {
+        get { deadlineReading.map(MonotonicTime.instant) }
+        set { deadlineReading = newValue.map(MonotonicTime.reading) }
+    }
+
+    /// `deadline` as a `MonotonicTime` reading: stored so, a `FiberRequest` (and a
+    /// `FiberResponse` with it) has a size known when compiled, and the async code
+    /// that holds one allocates nothing for it.
+    var deadlineReading: Duration?
 
     /// A failure found while building (bad URL, body that did not encode), thrown by `send`.
     var buildError: FiberError?
@@ -62,7 +70,7 @@ public struct FiberRequest: Sendable {
 
     /// The remaining time before `deadline`, if there is one (zero once past).
     public var remainingTime: Duration? {
-        deadline.map { max(.zero, $0 - ContinuousClock.now) }
+        deadlineReading.map { max(.zero, $0 - MonotonicTime.now()) }
     }
 }
 

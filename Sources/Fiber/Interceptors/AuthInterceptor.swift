@@ -54,7 +54,7 @@ public struct AuthInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+    var step: InlineStep { .auth(Boxed(self)) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Without a refresher the generation is never read: no lock on the way out.

@@ -46,7 +46,7 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+    var step: InlineStep { .cache(Boxed(self)) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
@@ -59,9 +59,7 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
         case .fresh(let entry, let age):
             return entry.answer(to: request, age: age)
         case .stale(let entry, let age):
-            if store.beginRefresh(key) {
-                Task { await refresh(key, request: request, validating: entry, next: next) }
-            }
+            if store.beginRefresh(key) { startRefresh(key, request: request, validating: entry, next: next) }
             return entry.answer(to: request, age: age)
         case .expired(let entry):
             return try await fetch(key, request: request, validating: entry, requestTime: store.date(at: instant), next: next)
@@ -94,6 +92,13 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
         // Not `next(entry.map(…) ?? request)`: that copies the request on every miss.
         let response = if let entry { try await next(entry.conditional(request)) } else { try await next(request) }
         return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry)
+    }
+
+    /// Starts the background refresh. A function of its own: a `Task`'s arguments are sized
+    /// at run time, and inlined into `run` they cost a task allocation on every request.
+    @inline(never)
+    private func startRefresh(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry, next: InlineNext) {
+        Task { await refresh(key, request: request, validating: entry, next: next) }
     }
 
     /// The background half of stale-while-revalidate; failures leave the stale entry to expire.
@@ -230,6 +235,7 @@ final class CacheStore: Sendable {
     /// Stores `response` if it may be stored, or refreshes `validated` on a
     /// `304`; returns what the caller gets (usually `response` itself: consumed,
     /// so that it is moved back out rather than copied).
+    @inline(never)  // inlined into the async caller, its locals became task allocations
     func record(_ response: consuming FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?) -> FiberResponse {
         let instant = clock.now()

@@ -24,7 +24,7 @@ public struct EncryptionInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+    var step: InlineStep { .encryption(Boxed(self)) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var outgoing = request

@@ -36,12 +36,12 @@ public struct LoggingInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+    var step: InlineStep { .logging(Boxed(self)) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         emit(.info) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
         details(headers: request.headers, body: logBody ? request.body : nil)
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now()
         do {
             let response = try await next(request)
             let level: FiberLogLevel = response.isServerError ? .error : response.isClientError ? .warning : .info
@@ -58,8 +58,8 @@ public struct LoggingInterceptor: Interceptor, InlineInterceptor {
         }
     }
 
-    private static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        Int(((ContinuousClock.now - start).seconds * 1000).rounded())
+    private static func milliseconds(since start: Duration) -> Int {
+        Int(((MonotonicTime.now() - start).seconds * 1000).rounded())
     }
 
     /// Writes a line with the prefix and the trace's metadata, building it (and

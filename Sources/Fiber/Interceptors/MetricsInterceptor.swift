@@ -20,12 +20,12 @@ public struct MetricsInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+    var step: InlineStep { .metrics(Boxed(self)) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Only a collector that receives `RequestMetrics` reads the wall-clock start.
         let timestamp = inlineCollector == nil ? Date() : nil
-        let start = ContinuousClock.now
+        let start = MonotonicTime.now()
         do {
             let response = try await next(request)
             if let metrics = measure(request, status: response.statusCode, responseSize: response.data.count, start,
@@ -44,9 +44,9 @@ public struct MetricsInterceptor: Interceptor, InlineInterceptor {
     /// Reports to an inline collector in place (and returns nil), or returns the
     /// metrics to hand to `collect`. Synchronous, so that the usual case, an inline
     /// collector, costs no suspension point.
-    private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: ContinuousClock.Instant,
+    private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: Duration,
                          _ timestamp: Date?, success: Bool) -> RequestMetrics? {
-        let durationMs = (ContinuousClock.now - start).seconds * 1000
+        let durationMs = (MonotonicTime.now() - start).seconds * 1000
         let requestSize = request.body?.count ?? 0
         if inlineCollector != nil {
             // What it reports, without the URL, trace ID and timestamp it would not read.

@@ -58,7 +58,7 @@ public struct RetryInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    func linked(to next: InlineNext) -> InlineNext { InlineNext { try await run($0, next: next) } }
+    var step: InlineStep { .retry(Boxed(self)) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard maxRetries > 0, retryableMethods.contains(request.httpMethod) else { return try await next(request) }
@@ -93,6 +93,8 @@ public struct RetryInterceptor: Interceptor, InlineInterceptor {
     }
 
     /// The wait before the next attempt after `error`, or nil when it is not to be retried.
+    /// (Not inlined: its casts to resilient types would be task allocations in `run` on every request.)
+    @inline(never)
     private func delayBeforeRetry(after error: any Error, attempt: Int) -> Duration? {
         guard isRetryable(error) else { return nil }
         return backoff.delay(attempt: attempt, unitRandom: random())

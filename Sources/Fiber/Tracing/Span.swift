@@ -23,7 +23,8 @@ public struct Span: Sendable, Identifiable {
     public private(set) var endTime: Date?
     /// How long it took, in milliseconds, once finished (measured on a monotonic clock).
     public private(set) var durationMs: Double?
-    private let started: ContinuousClock.Instant
+    /// A `MonotonicTime` reading (a `Duration`, so a span has a size known when compiled).
+    private let started: Duration
 
     /// Starts a span now, in the current trace.
     public init(name: String, traceID: String = TraceContext.traceID, attributes: [String: String] = TraceContext.metadata) {
@@ -32,7 +33,7 @@ public struct Span: Sendable, Identifiable {
         self.traceID = traceID
         self.attributes = attributes
         self.startTime = Date()
-        self.started = .now
+        self.started = MonotonicTime.now()
     }
 
     /// True once `finish()` was called.
@@ -42,7 +43,7 @@ public struct Span: Sendable, Identifiable {
     @discardableResult
     public mutating func finish() -> Span {
         guard durationMs == nil else { return self }
-        durationMs = (ContinuousClock.now - started).seconds * 1000
+        durationMs = (MonotonicTime.now() - started).seconds * 1000
         endTime = Date()
         return self
     }

@@ -61,7 +61,22 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// letter in either case. Concrete, so that a caller in another module
     /// (the Fiber API's cache reads half a dozen fields a response) gets the
     /// comparison specialized for `String` rather than the generic one.
-    package static func sameName(_ a: String, _ b: String) -> Bool { a.equalsIgnoringASCIICase(b) }
+    package static func sameName(_ a: String, _ b: String) -> Bool {
+        // Lengths first (free for native strings): most fields are not the one asked for.
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        // Contiguous bytes rather than the generic walk over two UTF-8 views, which cost
+        // more than the rest of a lookup; a native or small string is contiguous already.
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for i in 0..<x.count where x[i] != y[i] {
+                    let lower = x[i] | 0x20
+                    guard lower == y[i] | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
+                }
+                return true
+            }
+        }
+    }
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
     public func containsToken(_ token: String, in name: String) -> Bool {
