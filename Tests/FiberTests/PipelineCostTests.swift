@@ -193,9 +193,26 @@ import Testing
         #expect(handles.failures(method: "GET", factory: factory) === handles.failures(method: "GET", factory: factory))
         #expect(handles.count == 3)
 
+        // The set found last answers first; alternating keys still get their own sets.
+        let notFound = handles.metrics(method: "GET", status: 404, factory: factory).requests
+        for (method, status) in [("GET", 200), ("GET", 404), ("POST", 200), ("GET", 200), ("GET", 404)] {
+            let requests = handles.metrics(method: method, status: status, factory: factory).requests
+            switch (method, status) {
+            case ("GET", 200): #expect(requests === first.requests)
+            case ("GET", 404): #expect(requests === notFound)
+            default: #expect(requests !== first.requests && requests !== notFound)
+            }
+        }
+        #expect(handles.count == 4)
+
         let other = TestMetrics()
-        #expect(handles.metrics(method: "GET", status: 200, factory: other).requests !== first.requests)
+        let othersSet = handles.metrics(method: "GET", status: 200, factory: other).requests
+        #expect(othersSet !== first.requests)
         #expect(handles.count == 1)  // another factory starts afresh
+        // And back again: afresh, the other factory's last set gone with it.
+        let back = handles.metrics(method: "GET", status: 200, factory: factory).requests
+        #expect(back !== othersSet && back === first.requests)  // (`TestMetrics` hands out one counter per name)
+        #expect(handles.count == 1)
     }
 
     @Test func cachesABoundedNumber() {
@@ -253,6 +270,22 @@ private struct StructFactory: MetricsFactory {
         #expect(key != CacheInterceptor.key(for: request.method(.head)))
         #expect(key != CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/a?b=2")))
         #expect(Set([key, CacheInterceptor.key(for: request)]).count == 1)
+    }
+
+    /// Dictionaries hash keys by their digest and seed: equal keys hash alike under any
+    /// seed, and a dictionary of many keys finds each and only each.
+    @Test func dictionariesFindEveryKeyByItsDigest() {
+        let keys = (0..<2_000).map { CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/item?n=\($0)")) }
+        for seed in [0, 1, -1, 0x5bd1_e995] {
+            #expect(keys[7]._rawHashValue(seed: seed) == CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/item?n=7"))._rawHashValue(seed: seed))
+        }
+        var index: [CacheKey: Int] = [:]
+        for (i, key) in keys.enumerated() { index[key] = i }
+        #expect(index.count == keys.count)
+        #expect(keys.indices.allSatisfy { index[keys[$0]] == $0 })
+        #expect(index[CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/item?n=2000"))] == nil)
+        for key in keys.prefix(1_000) { index[key] = nil }
+        #expect(index.count == 1_000 && keys.suffix(1_000).allSatisfy { index[$0] != nil })
     }
 }
 
@@ -377,5 +410,31 @@ private struct LoopTransport: FiberTransport {
 
         _ = try await fiber.send(FiberRequest(url: "https://api.example.com/"))
         #expect(seen.withLock { $0.0 == nil && $0.1 == nil })
+    }
+}
+
+@Suite struct InlineChainTests {
+    /// Built-ins and custom interceptors in one chain keep their order (the first
+    /// outermost), and a custom step may send the rest of the chain a request twice.
+    @Test func builtInsAndCustomStepsKeepTheirOrder() async throws {
+        let seen = Locked<[String]>([])
+        func mark(_ name: String) -> AnyInterceptor {
+            AnyInterceptor(name) { request, next in
+                seen.withLock { $0.append(name) }
+                return try await next(request)
+            }
+        }
+        let twice = AnyInterceptor("twice") { request, next in
+            _ = try await next(request.header("X-Attempt", "1"))
+            return try await next(request.header("X-Attempt", "2"))
+        }
+        let (fiber, mock) = mockFiber([mark("a"), AuthInterceptor(tokenProvider: { "t" }), twice, mark("b"),
+                                       RetryInterceptor(maxRetries: 1), mark("c")])
+        mock.stubAll(.ok())
+        let response = try await fiber.get("/x")
+        #expect(response.statusCode == 200)
+        #expect(seen.withLock { $0 } == ["a", "b", "c", "b", "c"])
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
+        #expect(mock.requests.allSatisfy { $0.value(forHTTPHeaderField: "Authorization") == "Bearer t" })
     }
 }

@@ -13,16 +13,16 @@ struct CacheFields {
     var age: String?
 
     init(_ headers: HTTPHeaders) {
-        for field in headers {
-            let name = field.name
+        // Fields lent, not copied: only the values kept are retained.
+        headers.forEachField { field in
             // The length first: most fields are none of these, and most lengths tell at once.
-            switch name.utf8.count {
-            case 3 where age == nil && HTTPHeaders.sameName(name, "Age"): age = field.value
-            case 4 where date == nil && HTTPHeaders.sameName(name, "Date"): date = field.value
-            case 4 where HTTPHeaders.sameName(name, "Vary"): vary.append(field.value)
-            case 7 where expires == nil && HTTPHeaders.sameName(name, "Expires"): expires = field.value
-            case 13 where HTTPHeaders.sameName(name, "Cache-Control"): cacheControl.append(field.value)
-            default: continue
+            switch field.name.utf8.count {
+            case 3 where age == nil && HTTPHeaders.sameName(field.name, "Age"): age = field.value
+            case 4 where date == nil && HTTPHeaders.sameName(field.name, "Date"): date = field.value
+            case 4 where HTTPHeaders.sameName(field.name, "Vary"): vary.append(field.value)
+            case 7 where expires == nil && HTTPHeaders.sameName(field.name, "Expires"): expires = field.value
+            case 13 where HTTPHeaders.sameName(field.name, "Cache-Control"): cacheControl.append(field.value)
+            default: break
             }
         }
     }

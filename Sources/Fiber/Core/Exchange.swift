@@ -37,7 +37,7 @@ struct Exchange: Sendable {
         let remaining = request.remainingTime
         if let remaining, remaining <= .zero { throw .timeout }
         var request = request
-        if configuration.propagatesTraceContext { request = withTraceHeaders(request) }
+        if configuration.propagatesTraceContext { addTraceHeaders(to: &request.headers) }
         let outgoing = TransportRequest(url: request.url, httpMethod: request.httpMethod.rawValue, headers: request.headers,
                                         httpBody: request.body, timeoutInterval: remaining?.seconds)
         return (request, outgoing)
@@ -45,8 +45,8 @@ struct Exchange: Sendable {
 
     /// Lets the installed swift-distributed-tracing instrument inject its
     /// headers, then adds Fiber's own `traceparent` if none is there yet.
-    private func withTraceHeaders(_ request: FiberRequest) -> FiberRequest {
-        var headers = request.headers
+    /// (In place: the request's one copy in `prepare` is the only one.)
+    private func addTraceHeaders(to headers: inout HTTPHeaders) {
         if let context = ServiceContext.current {
             InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
         }
@@ -54,10 +54,9 @@ struct Exchange: Sendable {
             headers.add(name: TraceParent.headerName,
                         value: TraceParent.value(traceID: TraceContext.traceID, spanID: TraceParent.newSpanID()))
         }
-        return FiberRequest(copying: request, headers: headers)
     }
 
-    private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: Duration)
+    private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: MonotonicTime)
         -> FiberResponse {
         var response = FiberResponse(data: data, statusCode: head.statusCode, headers: head.headers, request: request,
                                      duration: (MonotonicTime.now() - start).seconds, traceID: TraceContext.traceID)
@@ -71,13 +70,5 @@ struct Exchange: Sendable {
 struct HTTPHeadersInjector: Injector {
     func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
         headers.replaceOrAdd(name: key, value: value)
-    }
-}
-
-extension FiberRequest {
-    /// `request` with other headers, everything else kept.
-    init(copying request: FiberRequest, headers: HTTPHeaders) {
-        self = request
-        self.headers = headers
     }
 }

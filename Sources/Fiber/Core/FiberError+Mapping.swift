@@ -14,6 +14,7 @@ extension FiberError {
     /// A connect timeout stays a `.networkError` (its `HTTPClientError` says
     /// `.transport` with a `TransportError` of kind `.timeout`): it says which
     /// address did not answer, which `.timeout` could not.
+    @inline(never)  // its cast to `CancellationError` (resilient) would size an async caller's locals at run time
     public init(transportFailure error: any Error) {
         switch error {
         case let error as FiberError:

@@ -29,14 +29,14 @@ public struct FiberRequest: Sendable {
     /// When the request must be done by: set by `Fiber.send` from the timeout when it starts,
     /// read by interceptors that wait (Retry, RateLimit) and by the transport.
     public internal(set) var deadline: ContinuousClock.Instant? {
-        get { deadlineReading.map(MonotonicTime.instant) }
-        set { deadlineReading = newValue.map(MonotonicTime.reading) }
+        get { deadlineReading?.instant }
+        set { deadlineReading = newValue.map(MonotonicTime.init) }
     }
 
     /// `deadline` as a `MonotonicTime` reading: stored so, a `FiberRequest` (and a
     /// `FiberResponse` with it) has a size known when compiled, and the async code
     /// that holds one allocates nothing for it.
-    var deadlineReading: Duration?
+    var deadlineReading: MonotonicTime?
 
     /// A failure found while building (bad URL, body that did not encode), thrown by `send`.
     var buildError: FiberError?

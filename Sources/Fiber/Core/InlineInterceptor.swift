@@ -20,45 +20,42 @@ protocol InlineInterceptor: Interceptor {
 /// One step of a chain. The built-ins are cases of their own so that the step
 /// before calls their `run` directly: through a closure or the protocol, each
 /// step cost a thunk's frame and two more task allocations, on every request.
-/// Each is boxed: reading a step out of the chain then retains one reference,
-/// where the bare struct would retain every closure and object it holds.
+/// (The built-ins are final classes: reading a step out of the chain for a call
+/// then retains one reference, where a struct was copied whole, every closure
+/// and object in it retained, for each call.)
 enum InlineStep: Sendable {
-    case auth(Boxed<AuthInterceptor>)
-    case retry(Boxed<RetryInterceptor>)
-    case rateLimit(Boxed<RateLimitInterceptor>)
-    case cache(Boxed<CacheInterceptor>)
-    case encryption(Boxed<EncryptionInterceptor>)
-    case logging(Boxed<LoggingInterceptor>)
-    case metrics(Boxed<MetricsInterceptor>)
-    /// Any other interceptor, called through the protocol.
-    case custom(any Interceptor)
+    case auth(AuthInterceptor)
+    case retry(RetryInterceptor)
+    case rateLimit(RateLimitInterceptor)
+    case cache(CacheInterceptor)
+    case encryption(EncryptionInterceptor)
+    case logging(LoggingInterceptor)
+    case metrics(MetricsInterceptor)
+    /// Any other interceptor, called through the protocol with `next`, the rest of
+    /// the chain as a closure made once with the chain.
+    case custom(any Interceptor, next: InterceptorNext)
 }
 
-/// An immutable value behind one reference.
-final class Boxed<Value: Sendable>: Sendable {
-    let value: Value
+/// A step of a chain and what follows it, made once per client. Each node holds
+/// only its successors, so a custom step's `next` closure makes no cycle.
+final class InlineChainNode: Sendable {
+    let step: InlineStep
+    let next: InlineNext
 
-    init(_ value: Value) { self.value = value }
-}
-
-/// The steps of a pipeline and the function at its end (the transport), made once per client.
-final class InlineChain: Sendable {
-    let steps: [InlineStep]
-    let end: InlineNext.Body
-
-    init(steps: [InlineStep], end: @escaping InlineNext.Body) {
-        self.steps = steps
-        self.end = end
+    init(step: InlineStep, next: InlineNext) {
+        self.step = step
+        self.next = next
     }
 }
 
 /// The rest of the pipeline below a step, called as `next(request)`: the next
-/// step of a chain, or a function (the `next` a caller of `intercept` passed).
+/// step of a chain, or a function (the transport at the chain's end, or the
+/// `next` a caller of `intercept` passed).
 struct InlineNext: Sendable {
     typealias Body = nonisolated(nonsending) @Sendable (FiberRequest) async throws -> FiberResponse
 
     private enum Rest: Sendable {
-        case chain(InlineChain, position: Int)
+        case step(InlineChainNode)
         case body(Body)
     }
 
@@ -67,34 +64,34 @@ struct InlineNext: Sendable {
     /// The rest of the pipeline as a function.
     init(_ body: @escaping Body) { rest = .body(body) }
 
-    private init(_ chain: InlineChain, position: Int) { rest = .chain(chain, position: position) }
+    private init(_ node: InlineChainNode) { rest = .step(node) }
 
     /// The pipeline of `interceptors` in front of `end`, the first outermost.
     static func chain(_ interceptors: [any Interceptor], around end: @escaping Body) -> InlineNext {
-        let steps = interceptors.map { ($0 as? any InlineInterceptor)?.step ?? .custom($0) }
-        return InlineNext(InlineChain(steps: steps, end: end), position: 0)
+        interceptors.reversed().reduce(InlineNext(end)) { next, interceptor in
+            let step = (interceptor as? any InlineInterceptor)?.step ?? .custom(interceptor, next: { try await next($0) })
+            return InlineNext(InlineChainNode(step: step, next: next))
+        }
     }
 
-    /// Sends `request` down the rest of the pipeline. Inlined into each step's `run`,
-    /// so that the next step's `run` is called from there, with no frame between.
+    /// Sends `request` down the rest of the pipeline. Inlined into each step's `run`
+    /// (a copy of this switch per call site), so that the next step's `run` is called
+    /// from there, with no frame between.
     @inline(__always)
     nonisolated(nonsending) func callAsFunction(_ request: FiberRequest) async throws -> FiberResponse {
         switch rest {
         case .body(let body):
             return try await body(request)
-        case .chain(let chain, let position):
-            guard position < chain.steps.count else { return try await chain.end(request) }
-            let next = InlineNext(chain, position: position + 1)
-            switch chain.steps[position] {
-            case .auth(let step): return try await step.value.run(request, next: next)
-            case .retry(let step): return try await step.value.run(request, next: next)
-            case .rateLimit(let step): return try await step.value.run(request, next: next)
-            case .cache(let step): return try await step.value.run(request, next: next)
-            case .encryption(let step): return try await step.value.run(request, next: next)
-            case .logging(let step): return try await step.value.run(request, next: next)
-            case .metrics(let step): return try await step.value.run(request, next: next)
-            case .custom(let interceptor):
-                return try await interceptor.intercept(request) { request in try await next(request) }
+        case .step(let node):
+            switch node.step {
+            case .auth(let step): return try await step.run(request, next: node.next)
+            case .retry(let step): return try await step.run(request, next: node.next)
+            case .rateLimit(let step): return try await step.run(request, next: node.next)
+            case .cache(let step): return try await step.run(request, next: node.next)
+            case .encryption(let step): return try await step.run(request, next: node.next)
+            case .logging(let step): return try await step.run(request, next: node.next)
+            case .metrics(let step): return try await step.run(request, next: node.next)
+            case .custom(let interceptor, let next): return try await interceptor.intercept(request, next: next)
             }
         }
     }

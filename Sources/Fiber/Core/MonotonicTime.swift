@@ -1,24 +1,38 @@
-/// Readings of the continuous clock as `Duration`s since a fixed origin: what
-/// the request path keeps and compares instead of `ContinuousClock.Instant`.
+/// A reading of the continuous clock, kept as a `Duration` since a fixed origin:
+/// what the request path stores and compares instead of `ContinuousClock.Instant`.
 ///
 /// Why: `ContinuousClock.Instant` is resilient (its layout belongs to the
 /// Concurrency library), so an async function that holds one, or a value that
 /// contains one, is sized at run time and takes that storage from the task
 /// allocator on every call; measured, that was a third of the task allocations
-/// of a request through the seven built-ins. `Duration` is frozen. The reading
-/// is a function of its own for the same reason: inlined into an async caller,
-/// its `Instant` would be such a local.
-enum MonotonicTime {
+/// of a request through the seven built-ins. `Duration` is frozen. A type of its
+/// own rather than a bare `Duration`, so that a reading cannot be mixed up with
+/// a `FiberClock`'s, whose origin is another. `now()` is a function of its own
+/// for the same reason as the type: inlined into an async caller, its `Instant`
+/// would be such a local.
+struct MonotonicTime: Comparable, Sendable {
     /// The instant readings are measured from (the first use in the process).
-    static let origin = ContinuousClock.now
+    private static let origin = ContinuousClock.now
 
-    /// The time since `origin`.
-    @inline(never)
-    static func now() -> Duration { ContinuousClock.now - origin }
+    private let sinceOrigin: Duration
 
-    /// The instant that a reading stands for.
-    static func instant(_ reading: Duration) -> ContinuousClock.Instant { origin + reading }
+    private init(sinceOrigin: Duration) { self.sinceOrigin = sinceOrigin }
 
     /// The reading of `instant`.
-    static func reading(_ instant: ContinuousClock.Instant) -> Duration { instant - origin }
+    init(_ instant: ContinuousClock.Instant) { sinceOrigin = instant - Self.origin }
+
+    /// The clock now.
+    @inline(never)
+    static func now() -> MonotonicTime { MonotonicTime(sinceOrigin: ContinuousClock.now - origin) }
+
+    /// The instant this reading stands for.
+    var instant: ContinuousClock.Instant { Self.origin + sinceOrigin }
+
+    static func + (time: MonotonicTime, duration: Duration) -> MonotonicTime {
+        MonotonicTime(sinceOrigin: time.sinceOrigin + duration)
+    }
+
+    static func - (later: MonotonicTime, earlier: MonotonicTime) -> Duration { later.sinceOrigin - earlier.sinceOrigin }
+
+    static func < (a: MonotonicTime, b: MonotonicTime) -> Bool { a.sinceOrigin < b.sinceOrigin }
 }

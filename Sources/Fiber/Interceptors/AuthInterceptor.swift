@@ -13,7 +13,7 @@ import FiberRuntime
 ///     tokenRefresher: { try await tokenStore.refresh() }
 /// )
 /// ```
-public struct AuthInterceptor: Interceptor, InlineInterceptor {
+public final class AuthInterceptor: Interceptor, InlineInterceptor {
     public let name = "auth"
     private let tokenProvider: @Sendable () async -> String?
     private let tokenRefresher: (@Sendable () async throws -> Void)?
@@ -54,7 +54,7 @@ public struct AuthInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .auth(Boxed(self)) }
+    var step: InlineStep { .auth(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Without a refresher the generation is never read: no lock on the way out.

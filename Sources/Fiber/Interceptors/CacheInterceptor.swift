@@ -25,7 +25,7 @@ import Foundation
 /// await cache.evict(url: "/config")
 /// await cache.clear()
 /// ```
-public struct CacheInterceptor: Interceptor, InlineInterceptor {
+public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// `"cache"`.
     public let name = "cache"
     private let store: CacheStore
@@ -46,7 +46,7 @@ public struct CacheInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .cache(Boxed(self)) }
+    var step: InlineStep { .cache(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
@@ -131,6 +131,21 @@ struct CacheKey: Hashable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    /// What `Dictionary` hashes the key by: the digest (already a SipHash of the fields)
+    /// and the dictionary's seed through a 64-bit finalizer (MurmurHash3's), so that two
+    /// tables order the same keys unrelatedly, which is what the per-table seed is for.
+    /// The default runs a fresh SipHash over the digest for each lookup, store and
+    /// eviction: three or four a request on a miss.
+    func _rawHashValue(seed: Int) -> Int {
+        var x = UInt64(bitPattern: Int64(digest ^ seed))
+        x ^= x >> 33
+        x &*= 0xff51_afd7_ed55_8ccd
+        x ^= x >> 33
+        x &*= 0xc4ce_b9fe_1a85_ec53
+        x ^= x >> 33
+        return Int(Int64(bitPattern: x))
+    }
 
     static func == (a: CacheKey, b: CacheKey) -> Bool {
         a.digest == b.digest && a.method == b.method && a.url == b.url && a.authorization == b.authorization
@@ -256,11 +271,14 @@ final class CacheStore: Sendable {
             return response
         }
         let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
-        // Built in the call, so it moves into the store's slot without a copy.
+        // The parts read out first: a closure that read them from `response` copied the whole
+        // response into its context. The entry is built in the call, so it moves into the
+        // store's slot without a copy.
+        let (data, statusCode, headers) = (response.data, response.statusCode, response.headers)
         state.withLock {
-            _ = $0.cache.store(CachedEntry(data: response.data, statusCode: response.statusCode, headers: response.headers,
-                                       freshness: storage.freshness, vary: vary, varyNames: storage.varyNames),
-                           for: key, now: instant)
+            _ = $0.cache.store(CachedEntry(data: data, statusCode: statusCode, headers: headers,
+                                           freshness: storage.freshness, vary: vary, varyNames: storage.varyNames),
+                               for: key, now: instant)
         }
         return response
     }

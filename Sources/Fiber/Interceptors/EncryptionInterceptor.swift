@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Empty bodies stay empty, and streamed responses are passed through as they
 /// are (decrypt them with the provider as you read them).
-public struct EncryptionInterceptor: Interceptor, InlineInterceptor {
+public final class EncryptionInterceptor: Interceptor, InlineInterceptor {
     /// `"encryption"`.
     public let name = "encryption"
     private let provider: any EncryptionProvider
@@ -24,14 +24,15 @@ public struct EncryptionInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .encryption(Boxed(self)) }
+    var step: InlineStep { .encryption(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        var outgoing = request
-        if encryptRequest, let body = request.body, !body.isEmpty {
-            outgoing = outgoing.body(try guarded { try provider.encrypt(body) })
+        // The request goes on as it came unless there is a body to encrypt: no copy of it otherwise.
+        let response = if encryptRequest, let body = request.body, !body.isEmpty {
+            try await next(request.body(try guarded { try provider.encrypt(body) }))
+        } else {
+            try await next(request)
         }
-        let response = try await next(outgoing)
         guard decryptResponse, !response.isStreamed, !response.data.isEmpty else { return response }
         return response.replacingData(try guarded { try provider.decrypt(response.data) })
     }

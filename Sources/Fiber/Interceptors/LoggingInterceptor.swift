@@ -14,7 +14,7 @@ import FiberRuntime
 /// redacted; with `logBody`, bodies too, cut at
 /// `FiberDefaults.logBodyTruncationLimit` characters. Streamed bodies are not
 /// read. Lines the logger would drop are never built.
-public struct LoggingInterceptor: Interceptor, InlineInterceptor {
+public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     /// `"logging"`.
     public let name = "logging"
     private let logger: any FiberLogger
@@ -36,7 +36,7 @@ public struct LoggingInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .logging(Boxed(self)) }
+    var step: InlineStep { .logging(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         emit(.info) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
@@ -58,7 +58,7 @@ public struct LoggingInterceptor: Interceptor, InlineInterceptor {
         }
     }
 
-    private static func milliseconds(since start: Duration) -> Int {
+    private static func milliseconds(since start: MonotonicTime) -> Int {
         Int(((MonotonicTime.now() - start).seconds * 1000).rounded())
     }
 

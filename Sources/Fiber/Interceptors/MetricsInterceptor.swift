@@ -2,7 +2,7 @@ import Foundation
 
 /// Measures every request (duration, sizes, status) and hands the result to a
 /// `MetricsCollector`. Placed innermost, it measures the transport alone.
-public struct MetricsInterceptor: Interceptor, InlineInterceptor {
+public final class MetricsInterceptor: Interceptor, InlineInterceptor {
     /// `"metrics"`.
     public let name = "metrics"
     private let collector: any MetricsCollector
@@ -20,7 +20,7 @@ public struct MetricsInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .metrics(Boxed(self)) }
+    var step: InlineStep { .metrics(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Only a collector that receives `RequestMetrics` reads the wall-clock start.
@@ -44,7 +44,7 @@ public struct MetricsInterceptor: Interceptor, InlineInterceptor {
     /// Reports to an inline collector in place (and returns nil), or returns the
     /// metrics to hand to `collect`. Synchronous, so that the usual case, an inline
     /// collector, costs no suspension point.
-    private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: Duration,
+    private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: MonotonicTime,
                          _ timestamp: Date?, success: Bool) -> RequestMetrics? {
         let durationMs = (MonotonicTime.now() - start).seconds * 1000
         let requestSize = request.body?.count ?? 0

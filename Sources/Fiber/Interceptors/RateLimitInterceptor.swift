@@ -21,7 +21,7 @@ public enum RateLimitError: Error, Sendable, Equatable, CustomStringConvertible 
 ///
 /// The limiter wakes a waiting request within `FiberDefaults.rateLimitSleepIncrement`
 /// of its slot (the sleep's tolerance), so timers can be coalesced.
-public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
+public final class RateLimitInterceptor: Interceptor, InlineInterceptor {
     /// `"rateLimit"`.
     public let name = "rateLimit"
     private let limiter: RateLimiter
@@ -48,7 +48,7 @@ public struct RateLimitInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .rateLimit(Boxed(self)) }
+    var step: InlineStep { .rateLimit(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var allowed = maxWait

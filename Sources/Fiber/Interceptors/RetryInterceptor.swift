@@ -11,7 +11,7 @@ import Foundation
 /// It never sleeps past the request's deadline: when the next delay would end
 /// after it, the last response is returned (or the last error thrown) at once.
 /// Cancellation stops it at once with `CancellationError` (`.cancelled` for the caller).
-public struct RetryInterceptor: Interceptor, InlineInterceptor {
+public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// `"retry"`.
     public let name = "retry"
     /// Retries after the first attempt.
@@ -58,7 +58,7 @@ public struct RetryInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .retry(Boxed(self)) }
+    var step: InlineStep { .retry(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard maxRetries > 0, retryableMethods.contains(request.httpMethod) else { return try await next(request) }

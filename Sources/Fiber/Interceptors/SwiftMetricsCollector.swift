@@ -74,8 +74,9 @@ struct RequestMetricSet: Sendable {
 /// report, as without a cache.
 final class MetricHandles: Sendable {
     private struct Key: Hashable {
-        let method: String
+        // The status first: `==` compares in this order, and an integer is cheaper to tell apart.
         let status: Int
+        let method: String
     }
 
     private struct State {
@@ -83,6 +84,9 @@ final class MetricHandles: Sendable {
         var factory: (any MetricsFactory)?
         var sets: [Key: RequestMetricSet] = [:]
         var failures: [String: any CounterHandler] = [:]
+        /// The set found last: most requests have the method and status of the one before,
+        /// and comparing a key costs less than hashing it.
+        var lastSet: (key: Key, set: RequestMetricSet)?
 
         var count: Int { sets.count + failures.count }
     }
@@ -94,8 +98,13 @@ final class MetricHandles: Sendable {
     init(label: String) { self.label = label }
 
     func metrics(method: String, status: Int, factory: any MetricsFactory) -> RequestMetricSet {
-        let key = Key(method: method, status: status)
-        return cached(for: factory, find: { $0.sets[key] }, store: { $0.sets[key] = $1 }) {
+        let key = Key(status: status, method: method)
+        return cached(for: factory, find: { state in
+            if let last = state.lastSet, last.key == key { return last.set }
+            guard let set = state.sets[key] else { return nil }
+            state.lastSet = (key, set)
+            return set
+        }, store: { $0.sets[key] = $1; $0.lastSet = (key, $1) }) {
             RequestMetricSet(label: label, method: method, status: status, factory: factory)
         }
     }
@@ -106,10 +115,10 @@ final class MetricHandles: Sendable {
         }
     }
 
-    private func cached<Value>(for factory: any MetricsFactory, find: (State) -> Value?, store: (inout State, Value) -> Void,
+    private func cached<Value>(for factory: any MetricsFactory, find: (inout State) -> Value?, store: (inout State, Value) -> Void,
                                make: () -> Value) -> Value {
         guard let identity = Self.identity(of: factory) else { return make() }
-        if let value = state.withLock({ $0.identity == identity ? find($0) : nil }) { return value }
+        if let value = state.withLock({ $0.identity == identity ? find(&$0) : nil }) { return value }
         // Made outside the lock: a factory may take locks of its own.
         let value = make()
         state.withLock { state in

@@ -23,8 +23,8 @@ public struct Span: Sendable, Identifiable {
     public private(set) var endTime: Date?
     /// How long it took, in milliseconds, once finished (measured on a monotonic clock).
     public private(set) var durationMs: Double?
-    /// A `MonotonicTime` reading (a `Duration`, so a span has a size known when compiled).
-    private let started: Duration
+    /// A `MonotonicTime`, not an `Instant`: so a span has a size known when compiled.
+    private let started: MonotonicTime
 
     /// Starts a span now, in the current trace.
     public init(name: String, traceID: String = TraceContext.traceID, attributes: [String: String] = TraceContext.metadata) {

@@ -49,13 +49,19 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public subscript(name: String) -> String? { first(name: name) }
 
     /// The first value of `name` (any case), if present.
-    public func first(name: String) -> String? { fields.first { Self.sameName($0.name, name) }?.value }
+    public func first(name: String) -> String? {
+        // By index, not through an iterator: each field is read in place, and only the value returned is retained.
+        for index in fields.indices where Self.sameName(fields[index].name, name) { return fields[index].value }
+        return nil
+    }
 
     /// Every value of `name` (any case), in order.
     public func values(name: String) -> [String] { fields.filter { Self.sameName($0.name, name) }.map(\.value) }
 
     /// True when some field is named `name` (any case).
-    public func contains(name: String) -> Bool { fields.contains { Self.sameName($0.name, name) } }
+    public func contains(name: String) -> Bool {
+        fields.indices.contains { Self.sameName(fields[$0].name, name) }
+    }
 
     /// Whether two field names are the same: equal bytes, or the same ASCII
     /// letter in either case. Concrete, so that a caller in another module
@@ -64,11 +70,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     package static func sameName(_ a: String, _ b: String) -> Bool {
         // Lengths first (free for native strings): most fields are not the one asked for.
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
         // Contiguous bytes rather than the generic walk over two UTF-8 views, which cost
         // more than the rest of a lookup; a native or small string is contiguous already.
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
+        let compared = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
                 for i in 0..<x.count where x[i] != y[i] {
                     let lower = x[i] | 0x20
                     guard lower == y[i] | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
@@ -76,6 +81,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
                 return true
             }
         }
+        return compared.flatMap { $0 } ?? a.equalsIgnoringASCIICase(b)
+    }
+
+    /// Calls `body` with each field in order, lent rather than copied: a caller that
+    /// reads a few fields of many (the cache's rules) retains only those it keeps.
+    package func forEachField(_ body: (borrowing Field) -> Void) {
+        for index in fields.indices { body(fields[index]) }
     }
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
