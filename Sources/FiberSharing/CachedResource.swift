@@ -61,6 +61,7 @@ public final class CachedResource<T: Decodable & Sendable>: Sendable {
     }
 
     /// The value fetched from the network now (conditionally, if the entry has validators), whatever its freshness.
+    /// A request for the entry already under way (a miss, a background refresh) is joined, not repeated.
     ///
     /// - Throws: as `SharedFiber.getCached`.
     @discardableResult

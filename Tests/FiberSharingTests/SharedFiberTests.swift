@@ -135,6 +135,9 @@ import Testing
             #expect(stale.isStale)
             let refreshed = try await updates.next()
             #expect(refreshed?.value.first?.name == "v2" && refreshed?.isFresh == true)
+            // Observers hear of the refresh as it is stored, a moment before its flight ends;
+            // a reload in that moment would join it (`reload()` joins a request under way).
+            await fiber.waitForBackgroundRefreshes()
             // A reload goes to the network now; an invalidation makes the resource fetch again.
             _ = try await users.reload()
             let reloaded = try await updates.next()

@@ -47,6 +47,31 @@ import Testing
         #expect(!text.contains(String(repeating: "x", count: 11)))
     }
 
+    /// Lines follow the logger's threshold: at `.warning`, a 4xx's response line and
+    /// nothing else; at a level above every line's, nothing, and the response still passes.
+    @Test func linesFollowTheLoggersThreshold() async throws {
+        let lines = Locked<[(FiberLogLevel, String)]>([])
+        struct Threshold: FiberLogger {
+            let minimum: FiberLogLevel?
+            let lines: Locked<[(FiberLogLevel, String)]>
+            func log(_ level: FiberLogLevel, _ message: String, metadata: [String: String]) {
+                lines.withLock { $0.append((level, message)) }
+            }
+            func isLogging(_ level: FiberLogLevel) -> Bool { minimum.map { level >= $0 } ?? false }
+        }
+        let (warning, warningMock) = mockFiber([LoggingInterceptor(logger: Threshold(minimum: .warning, lines: lines))])
+        warningMock.stubAll(.notFound())
+        #expect(try await warning.get("/missing").statusCode == 404)
+        #expect(lines.withLock { $0.map(\.0) } == [.warning])
+        #expect(lines.withLock { $0.first?.1.hasPrefix("[HTTP] [← 404 Not Found]") ?? false })
+
+        lines.withLock { $0.removeAll() }
+        let (silent, silentMock) = mockFiber([LoggingInterceptor(logger: Threshold(minimum: nil, lines: lines))])
+        silentMock.stubAll(.serverError())
+        #expect(try await silent.get("/broken").statusCode == 500)
+        #expect(lines.withLock { $0.isEmpty })
+    }
+
     @Test func failuresAreLoggedAndRethrown() async throws {
         let collector = TestTraceCollector()
         let (fiber, mock) = mockFiber([LoggingInterceptor(logger: collector.logger())])

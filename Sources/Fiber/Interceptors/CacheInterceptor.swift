@@ -29,7 +29,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// `"cache"`.
     public let name = "cache"
     private let store: CacheStore
-    private let cacheableMethods: Set<HTTPMethod>
+    private let cacheableMethods: SmallSet<HTTPMethod>
 
     /// - Parameters:
     ///   - ttl: seconds a response without its own lifetime stays fresh.
@@ -38,7 +38,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     public init(ttl: TimeInterval = 300, maxEntries: Int = 100, cacheableMethods: Set<HTTPMethod> = [.get, .head],
                 clock: FiberClock = .continuous) {
         self.store = CacheStore(maxEntries: maxEntries, rules: HTTPCacheRules(defaultLifetime: ttl), clock: clock)
-        self.cacheableMethods = cacheableMethods
+        self.cacheableMethods = SmallSet(cacheableMethods)
     }
 
     /// - Throws: what `next` throws.
@@ -49,7 +49,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     var step: InlineStep { .cache(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
+        guard cacheableMethods.contains(request.httpMethod), request.metadata.isEmpty || request.metadata["cache"] != "skip" else {
             return try await next(request)
         }
         let key = Self.key(for: request)
@@ -91,7 +91,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
                                                requestTime: Date, next: InlineNext) async throws -> FiberResponse {
         // Not `next(entry.map(…) ?? request)`: that copies the request on every miss.
         let response = if let entry { try await next(entry.conditional(request)) } else { try await next(request) }
-        return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry)
+        return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry) ?? response
     }
 
     /// Starts the background refresh. A function of its own: a `Task`'s arguments are sized
@@ -248,11 +248,12 @@ final class CacheStore: Sendable {
     }
 
     /// Stores `response` if it may be stored, or refreshes `validated` on a
-    /// `304`; returns what the caller gets (usually `response` itself: consumed,
-    /// so that it is moved back out rather than copied).
+    /// `304`; returns the answer that replaces `response` (the stored one, for a
+    /// `304`), or nil when the caller answers with `response` itself. (Returning
+    /// `response` itself copied it: the compiler passed it borrowed.)
     @inline(never)  // inlined into the async caller, its locals became task allocations
-    func record(_ response: consuming FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
-                validated: CachedEntry?) -> FiberResponse {
+    func record(_ response: FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
+                validated: CachedEntry?) -> FiberResponse? {
         let instant = clock.now()
         let responseTime = date(at: instant)
         if response.statusCode == 304, var entry = validated {
@@ -268,7 +269,7 @@ final class CacheStore: Sendable {
                                           requestHeaders: request.headers, responseHeaders: response.headers,
                                           requestTime: requestTime, responseTime: responseTime) else {
             if validated != nil { state.withLock { $0.cache.removeAll { $0 == key } } }
-            return response
+            return nil
         }
         let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
         // The parts read out first: a closure that read them from `response` copied the whole
@@ -280,7 +281,7 @@ final class CacheStore: Sendable {
                                            freshness: storage.freshness, vary: vary, varyNames: storage.varyNames),
                                for: key, now: instant)
         }
-        return response
+        return nil
     }
 
     /// True when no background refresh of `key` runs yet (and marks one as running).

@@ -39,23 +39,35 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     var step: InlineStep { .logging(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        emit(.info) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
-        details(headers: request.headers, body: logBody ? request.body : nil)
+        // A logger that keeps none of these lines costs one question and nothing else.
+        guard let lowest = lowestLevelKept() else { return try await next(request) }
+        emit(.info, lowest) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
+        details(headers: request.headers, body: logBody ? request.body : nil, lowest)
         let start = MonotonicTime.now()
         do {
             let response = try await next(request)
             let level: FiberLogLevel = response.isServerError ? .error : response.isClientError ? .warning : .info
-            emit(level) { trace in
+            emit(level, lowest) { trace in
                 let reason = HTTPStatusText.phrase(for: response.statusCode)
                 let status = reason.isEmpty ? "\(response.statusCode)" : "\(response.statusCode) \(reason)"
                 return "[← \(status)] \(Self.milliseconds(since: start))ms trace=\(trace)"
             }
-            details(headers: response.headers, body: logBody && !response.isStreamed ? response.data : nil)
+            details(headers: response.headers, body: logBody && !response.isStreamed ? response.data : nil, lowest)
             return response
         } catch {
-            emit(.error) { trace in "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
+            emit(.error, lowest) { trace in "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
             throw error
         }
+    }
+
+    /// The least severe level of this interceptor's lines that the logger keeps, nil when it
+    /// keeps none: asked once a request, from the most severe down, on the understanding
+    /// that a logger which keeps a level keeps the levels above it (as thresholds do).
+    private func lowestLevelKept() -> FiberLogLevel? {
+        guard logger.isLogging(.error) else { return nil }
+        if logger.isLogging(.debug) { return .debug }
+        if logger.isLogging(.info) { return .info }
+        return logger.isLogging(.warning) ? .warning : .error
     }
 
     private static func milliseconds(since start: MonotonicTime) -> Int {
@@ -64,17 +76,17 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
 
     /// Writes a line with the prefix and the trace's metadata, building it (and
     /// reading the trace) only when the logger keeps lines of `level`.
-    private func emit(_ level: FiberLogLevel, _ message: (_ trace: String) -> String) {
-        guard logger.isLogging(level) else { return }
+    private func emit(_ level: FiberLogLevel, _ lowest: FiberLogLevel, _ message: (_ trace: String) -> String) {
+        guard level >= lowest else { return }
         let trace = TraceContext.traceID
         var metadata = TraceContext.metadata
         metadata["trace"] = trace
         logger.log(level, "\(prefix) \(message(trace))", metadata: metadata)
     }
 
-    private func details(headers: HTTPHeaders, body: Data?) {
-        guard logger.isLogging(.debug) else { return }
-        for field in LogRedaction.headers(headers) { emit(.debug) { _ in "  \(field)" } }
-        if let body, !body.isEmpty { emit(.debug) { _ in "  Body: \(LogRedaction.body(body, limit: bodyLimit))" } }
+    private func details(headers: HTTPHeaders, body: Data?, _ lowest: FiberLogLevel) {
+        guard lowest == .debug else { return }
+        for field in LogRedaction.headers(headers) { emit(.debug, lowest) { _ in "  \(field)" } }
+        if let body, !body.isEmpty { emit(.debug, lowest) { _ in "  Body: \(LogRedaction.body(body, limit: bodyLimit))" } }
     }
 }

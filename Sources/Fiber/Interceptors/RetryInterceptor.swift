@@ -23,6 +23,9 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// Methods that are retried.
     public let retryableMethods: Set<HTTPMethod>
     private let shouldRetry: (@Sendable (any Error) -> Bool)?
+    /// The two sets again, checked on every request and response.
+    private let retryableMethodList: SmallSet<HTTPMethod>
+    private let retryableStatusList: SmallSet<Int>
     private let clock: FiberClock
     private let random: @Sendable () -> Double
 
@@ -46,7 +49,9 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
         self.backoff = Backoff(baseDelay: baseDelay, maxDelay: maxDelay, multiplier: defaults.exponentialBackoffBase,
                                jitterFraction: defaults.jitterFraction)
         self.retryableStatusCodes = retryableStatusCodes
+        self.retryableStatusList = SmallSet(retryableStatusCodes)
         self.retryableMethods = retryableMethods
+        self.retryableMethodList = SmallSet(retryableMethods)
         self.shouldRetry = shouldRetry
         self.clock = clock
         self.random = random
@@ -61,7 +66,7 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     var step: InlineStep { .retry(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        guard maxRetries > 0, retryableMethods.contains(request.httpMethod) else { return try await next(request) }
+        guard maxRetries > 0, retryableMethodList.contains(request.httpMethod) else { return try await next(request) }
         var attempt = 0
         while true {
             attempt += 1
@@ -85,7 +90,7 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
 
     /// The wait before the next attempt after `response`, or nil when it is not to be retried.
     private func delayBeforeRetry(after response: FiberResponse, attempt: Int) -> Duration? {
-        guard retryableStatusCodes.contains(response.statusCode) else { return nil }
+        guard retryableStatusList.contains(response.statusCode) else { return nil }
         if let asked = RetryAfter.delay(in: response) {
             return asked <= .seconds(clamping: backoff.maxDelay) ? asked : nil
         }

@@ -87,7 +87,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Calls `body` with each field in order, lent rather than copied: a caller that
     /// reads a few fields of many (the cache's rules) retains only those it keeps.
     package func forEachField(_ body: (borrowing Field) -> Void) {
-        for index in fields.indices { body(fields[index]) }
+        // Through the buffer: the array's subscript hands out copies.
+        fields.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices { body(buffer[index]) }
+        }
     }
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
