@@ -43,7 +43,9 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
 
     /// Reports to an inline collector in place (and returns nil), or returns the
     /// metrics to hand to `collect`. Synchronous, so that the usual case, an inline
-    /// collector, costs no suspension point.
+    /// collector, costs no suspension point; not inlined, so that the collector is
+    /// called from here, borrowed, rather than copied into the async caller's frame.
+    @inline(never)
     private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: MonotonicTime,
                          _ timestamp: Date?, success: Bool) -> RequestMetrics? {
         let durationMs = (MonotonicTime.now() - start).seconds * 1000
