@@ -99,9 +99,10 @@ import Testing
     @Test func staleWhileRevalidateAnswersAtOnceAndRefreshesOnce() async throws {
         let clock = TestClock()
         let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
-        let (fiber, mock) = mockFiber([cache])
-        let calls = Counter()
-        mock.stub { _ in Self.stub("v\(calls.increment())", ["Cache-Control": "max-age=10, stale-while-revalidate=60"]) }
+        // The refresh is held until every stale answer is in: they must not wait for it
+        // (and, answered at once, it would race them to the store).
+        let transport = HeldRefreshTransport(refresh: Gate())
+        let fiber = Fiber(baseURL: apiURL, interceptors: [cache], transport: transport)
         _ = try await fiber.get("/swr")
         clock.advance(by: .seconds(20))
         let answers = try await withThrowingTaskGroup(of: String.self) { group in
@@ -109,9 +110,10 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(answers.allSatisfy { $0 == "v1" }, "stale answers at once")
-        try await waitUntil { calls.count == 2 }
+        try await waitUntil { transport.calls.count == 2 }
+        await transport.refresh.open()
         try await waitUntil { (try? await fiber.get("/swr").text) == "v2" }
-        #expect(calls.count == 2, "one background refresh for twenty stale hits")
+        #expect(transport.calls.count == 2, "one background refresh for twenty stale hits")
     }
 
     @Test func revalidationAgainstTheRealServer() async throws {
@@ -129,5 +131,20 @@ import Testing
             #expect(requests.count == 2)
             #expect(requests.last?.header("If-None-Match") == "\"abc\"")
         }
+    }
+}
+
+/// Answers `v1` at once, then holds every later request (the background refresh)
+/// until `refresh` opens; responses are fresh for 10 s and stale for 60 more.
+private struct HeldRefreshTransport: FiberTransport {
+    let refresh: Gate
+    let calls = Counter()
+
+    func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
+        let call = calls.increment()
+        if call > 1 { await refresh.wait() }
+        return (Data("v\(call)".utf8),
+                TransportResponse(statusCode: 200, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"],
+                                  url: request.url))
     }
 }
