@@ -180,6 +180,8 @@ import Testing
                 (error as? URLError)?.code == .timedOut
             }
         )
+        #expect(retry.retryableStatusCodes == [408, 429, 500, 502, 503, 504])
+        #expect(retry.retryableMethods == [.get, .head, .options, .put, .delete])
         let cache = CacheInterceptor(
             ttl: 300,           // 5 minutes
             maxEntries: 100,

@@ -7,4 +7,7 @@ struct SmallSet<Element: Hashable & Sendable>: Sendable {
     init(_ elements: Set<Element>) { self.elements = Array(elements) }
 
     func contains(_ element: Element) -> Bool { elements.contains(element) }
+
+    /// The elements as a `Set` again.
+    var all: Set<Element> { Set(elements) }
 }

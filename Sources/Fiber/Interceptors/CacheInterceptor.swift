@@ -49,7 +49,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     var step: InlineStep { .cache(self) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        guard cacheableMethods.contains(request.httpMethod), request.metadata.isEmpty || request.metadata["cache"] != "skip" else {
+        guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
             return try await next(request)
         }
         let key = Self.key(for: request)

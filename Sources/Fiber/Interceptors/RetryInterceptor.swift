@@ -19,11 +19,11 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// The delay rule.
     public let backoff: Backoff
     /// Statuses that are retried.
-    public let retryableStatusCodes: Set<Int>
+    public var retryableStatusCodes: Set<Int> { retryableStatusList.all }
     /// Methods that are retried.
-    public let retryableMethods: Set<HTTPMethod>
+    public var retryableMethods: Set<HTTPMethod> { retryableMethodList.all }
     private let shouldRetry: (@Sendable (any Error) -> Bool)?
-    /// The two sets again, checked on every request and response.
+    /// The two sets, checked on every request and response.
     private let retryableMethodList: SmallSet<HTTPMethod>
     private let retryableStatusList: SmallSet<Int>
     private let clock: FiberClock
@@ -48,9 +48,7 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
         self.maxRetries = max(0, maxRetries)
         self.backoff = Backoff(baseDelay: baseDelay, maxDelay: maxDelay, multiplier: defaults.exponentialBackoffBase,
                                jitterFraction: defaults.jitterFraction)
-        self.retryableStatusCodes = retryableStatusCodes
         self.retryableStatusList = SmallSet(retryableStatusCodes)
-        self.retryableMethods = retryableMethods
         self.retryableMethodList = SmallSet(retryableMethods)
         self.shouldRetry = shouldRetry
         self.clock = clock

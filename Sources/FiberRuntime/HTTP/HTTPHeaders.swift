@@ -74,10 +74,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         // more than the rest of a lookup; a native or small string is contiguous already.
         let compared = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in
-                for i in 0..<x.count where x[i] != y[i] {
-                    let lower = x[i] | 0x20
-                    guard lower == y[i] | 0x20, lower >= 0x61, lower <= 0x7A else { return false }
-                }
+                for i in 0..<x.count where !sameNameByte(x[i], y[i]) { return false }
                 return true
             }
         }
@@ -123,11 +120,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 }
 
+/// The rule for one byte of two names: equal, or the same ASCII letter in either case
+/// (never other bytes that differ only in bit 5, such as `@` and `` ` ``).
+@inline(__always)
+func sameNameByte(_ x: UInt8, _ y: UInt8) -> Bool {
+    x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
+}
+
 extension StringProtocol {
     func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) }
+        return zip(a, b).allSatisfy(sameNameByte)
     }
 
     func trimmingSpaces() -> Substring {
