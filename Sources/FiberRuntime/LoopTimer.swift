@@ -3,18 +3,26 @@ import CLibUV
 /// A libuv timer on one loop, confined to that loop's thread.
 final class LoopTimer {
     private let handle: UVHandle
+    private let uvLoop: UnsafeMutablePointer<uv_loop_t>
 
     /// Creates a stopped timer. Call on the loop thread.
     /// - Throws: `TransportError` `.eventLoopShutdown` once the loop is shutting down.
     init(on loop: EventLoop) throws(TransportError) {
         handle = try UVHandle.make(UV_TIMER, on: loop, operation: "timer") { uv_timer_init(loop.uvLoop, $0.timer) }
+        uvLoop = loop.uvLoop
     }
 
-    /// Fires `action` once after `delay` (rounded up to whole milliseconds), replacing any earlier start.
+    /// Fires `action` once, no sooner than `delay` from now, replacing any earlier start.
+    ///
+    /// libuv counts from the loop's cached time, read when the loop last woke and
+    /// truncated to the millisecond, so a timer armed late in a turn could fire up
+    /// to that staleness plus a millisecond early. The time is refreshed first and
+    /// one millisecond added, so that a sleep never ends before it was asked to.
     func start(after delay: Duration, _ action: @escaping () -> Void) {
         guard !handle.isClosing else { return }
         handle.onTimer = action
-        uv_timer_start(handle.timer, UVHandle.timerCallback, Self.milliseconds(delay), 0)
+        uv_update_time(uvLoop)
+        uv_timer_start(handle.timer, UVHandle.timerCallback, Self.milliseconds(delay) + 1, 0)
     }
 
     func stop() {
@@ -26,6 +34,8 @@ final class LoopTimer {
     func setAction(_ action: @escaping () -> Void) { handle.onTimer = action }
 
     /// (Re)starts the timer with the action already set: no allocation, for timers re-armed on every read.
+    /// Counted from the loop's cached time, as libuv does (an idle timeout may fire up to a
+    /// millisecond or so early; `start` is the one that never fires early).
     func restart(after delay: Duration) {
         guard !handle.isClosing else { return }
         uv_timer_start(handle.timer, UVHandle.timerCallback, Self.milliseconds(delay), 0)
