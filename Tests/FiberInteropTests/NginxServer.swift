@@ -68,9 +68,11 @@ final class NginxServer: Sendable {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             try prepare(root)
             var lastError = ""
-            // A port found free may be taken by someone else before nginx binds it: try a few.
+            // The port stays reserved until nginx listens (see `reservePort`); the retries are
+            // for what the reservation cannot cover.
             for _ in 1...5 {
-                let port = try freePort()
+                let (reservation, port) = try reservePort()
+                defer { close(reservation) }
                 let conf = configuration(server: server, http: http, directory: directory, port: port, tls: tls)
                 try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
                 let process = try ChildProcess.spawn(
@@ -166,7 +168,7 @@ final class NginxServer: Sendable {
             keepalive_timeout 65s;
         \(fill(http))
             server {
-                listen 127.0.0.1:\(port)\(tls ? " ssl" : "");
+                listen 127.0.0.1:\(port) reuseport\(tls ? " ssl" : "");
                 server_name localhost;
                 root \(directory)/www;
         \(fill(server))
@@ -184,24 +186,32 @@ final class NginxServer: Sendable {
         return String(cString: made)
     }
 
-    /// A loopback port that was free a moment ago (bound to port 0, then closed).
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// A loopback port, and the socket that holds it until nginx listens: bound with
+    /// `SO_REUSEPORT`, never listening, so that nginx (`listen … reuseport`) can bind
+    /// beside it while another test's server cannot take the port in between. (A port
+    /// found free and closed again was once taken by a plain server before nginx, which
+    /// keeps retrying its bind, gave up: the TLS test then spoke to the wrong server.)
+    private static func reservePort() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw StartError(description: "socket failed: errno \(errno)") }
-        defer { close(fd) }
+        var on: Int32 = 1
         var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let bound = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
+            && withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
+        guard bound else {
+            let error = errno
+            close(fd)
+            throw StartError(description: "reserving a port failed: errno \(error)")
         }
-        guard bound == 0 else { throw StartError(description: "bind failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    /// True when a TCP connect to 127.0.0.1:`port` succeeds (the connection is closed at once).
     private static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
