@@ -33,10 +33,17 @@ import Testing
         #expect(cache.value(for: "a", now: .seconds(14)) == 10)
         #expect(cache.value(for: "c", now: .seconds(16)) == nil)  // expired and dropped
         #expect(cache.count == 1)
-        cache.removeAll { $0 == "a" }
+        cache.removeAll { key, _ in key == "a" }
         #expect(cache.count == 0)
         for i in 0..<100 { cache.store(i, for: "k\(i)", now: .seconds(20)) }
         #expect(cache.count == 2 && cache.value(for: "k99", now: .seconds(21)) == 99 && cache.value(for: "k98", now: .seconds(21)) == 98)
+        cache.removeAll { _, value in value == 98 }
+        #expect(cache.count == 1 && cache.value(for: "k99", now: .seconds(21)) == 99)
+        cache.removeValue(for: "absent")
+        cache.removeValue(for: "k99")
+        #expect(cache.count == 0 && cache.value(for: "k99", now: .seconds(21)) == nil)
+        cache.store(7, for: "again", now: .seconds(22))  // a freed slot is reused
+        #expect(cache.value(for: "again", now: .seconds(23)) == 7)
     }
 
     @Test func zeroCapacityOrTTLStoresNothing() {

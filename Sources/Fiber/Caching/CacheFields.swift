@@ -13,15 +13,17 @@ struct CacheFields {
     var age: String?
 
     init(_ headers: HTTPHeaders) {
-        // Fields lent, not copied: only the values kept are retained.
-        headers.forEachField { field in
+        // An immutable array, indexed: its fields are read in place, and only the values kept are retained.
+        let fields = headers.fields
+        for index in fields.indices {
+            let name = fields[index].name
             // The length first: most fields are none of these, and most lengths tell at once.
-            switch field.name.utf8.count {
-            case 3 where age == nil && HTTPHeaders.sameName(field.name, "Age"): age = field.value
-            case 4 where date == nil && HTTPHeaders.sameName(field.name, "Date"): date = field.value
-            case 4 where HTTPHeaders.sameName(field.name, "Vary"): vary.append(field.value)
-            case 7 where expires == nil && HTTPHeaders.sameName(field.name, "Expires"): expires = field.value
-            case 13 where HTTPHeaders.sameName(field.name, "Cache-Control"): cacheControl.append(field.value)
+            switch name.utf8.count {
+            case 3 where age == nil && HTTPHeaders.sameName(name, "Age"): age = fields[index].value
+            case 4 where date == nil && HTTPHeaders.sameName(name, "Date"): date = fields[index].value
+            case 4 where HTTPHeaders.sameName(name, "Vary"): vary.append(fields[index].value)
+            case 7 where expires == nil && HTTPHeaders.sameName(name, "Expires"): expires = fields[index].value
+            case 13 where HTTPHeaders.sameName(name, "Cache-Control"): cacheControl.append(fields[index].value)
             default: break
             }
         }

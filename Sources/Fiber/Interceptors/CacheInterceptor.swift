@@ -111,13 +111,13 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
 
 /// What an entry is stored under: method, URL and `Authorization` value, so that
 /// users never see each other's responses. Fields rather than one joined string,
-/// so that making a key allocates nothing; hashed once, when it is made, since a
-/// stored key is hashed again on every lookup, store and eviction.
+/// so that making a key allocates nothing; the store finds entries by `digest`
+/// and compares the whole key only with the entry found.
 struct CacheKey: Hashable, Sendable {
     let method: HTTPMethod
     let url: String
     let authorization: String?
-    private let digest: Int
+    let digest: CacheDigest
 
     init(method: HTTPMethod, url: String, authorization: String?) {
         self.method = method
@@ -127,28 +127,45 @@ struct CacheKey: Hashable, Sendable {
         hasher.combine(method)
         hasher.combine(url)
         hasher.combine(authorization)
-        digest = hasher.finalize()
+        digest = CacheDigest(value: hasher.finalize())
     }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+    /// A key with a given digest (tests make two keys collide with it).
+    init(method: HTTPMethod, url: String, authorization: String?, digest: CacheDigest) {
+        self.method = method
+        self.url = url
+        self.authorization = authorization
+        self.digest = digest
+    }
 
-    /// What `Dictionary` hashes the key by: the digest (already a SipHash of the fields)
-    /// and the dictionary's seed through a 64-bit finalizer (MurmurHash3's), so that two
-    /// tables order the same keys unrelatedly, which is what the per-table seed is for.
-    /// The default runs a fresh SipHash over the digest for each lookup, store and
-    /// eviction: three or four a request on a miss.
+    func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
+
+    static func == (a: CacheKey, b: CacheKey) -> Bool {
+        a.digest == b.digest && a.method == b.method && a.url == b.url && a.authorization == b.authorization
+    }
+}
+
+/// A key's SipHash (seeded per process, so that nobody can aim two URLs at one
+/// digest): the index of the store. An integer is hashed, compared and copied
+/// without touching the key's strings, which on a miss the index would
+/// otherwise retain, hash and compare three or four times.
+struct CacheDigest: Hashable, Sendable {
+    let value: Int
+
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
+
+    /// What `Dictionary` hashes a digest by: the digest and the dictionary's seed through
+    /// a 64-bit finalizer (MurmurHash3's), so that two tables order the same keys
+    /// unrelatedly, which is what the per-table seed is for. The default would run a
+    /// SipHash over a value that already is one, on every lookup, store and eviction.
     func _rawHashValue(seed: Int) -> Int {
-        var x = UInt64(bitPattern: Int64(digest ^ seed))
+        var x = UInt64(bitPattern: Int64(value ^ seed))
         x ^= x >> 33
         x &*= 0xff51_afd7_ed55_8ccd
         x ^= x >> 33
         x &*= 0xc4ce_b9fe_1a85_ec53
         x ^= x >> 33
         return Int(Int64(bitPattern: x))
-    }
-
-    static func == (a: CacheKey, b: CacheKey) -> Bool {
-        a.digest == b.digest && a.method == b.method && a.url == b.url && a.authorization == b.authorization
     }
 }
 
@@ -157,6 +174,8 @@ struct CacheKey: Hashable, Sendable {
 /// request and trace, so the rest of the response would be copied in and
 /// released on eviction for nothing.
 struct CachedEntry: Sendable {
+    /// The whole key: the store finds an entry by the key's digest alone.
+    var key: CacheKey
     var data: Data
     var statusCode: Int
     var headers: HTTPHeaders
@@ -203,8 +222,8 @@ final class CacheStore: Sendable {
     }
 
     private struct State {
-        var cache: ResponseCache<CacheKey, CachedEntry>
-        var refreshing: Set<CacheKey> = []
+        var cache: ResponseCache<CacheDigest, CachedEntry>
+        var refreshing: Set<CacheDigest> = []
     }
 
     private let state: Locked<State>
@@ -232,7 +251,7 @@ final class CacheStore: Sendable {
 
     /// What the store holds for `key` that may answer `request`, judged at `instant`.
     func lookup(_ key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
-        guard let entry = state.withLock({ $0.cache.value(for: key, now: instant) }),
+        guard let entry = state.withLock({ $0.cache.value(for: key.digest, now: instant) }), entry.key == key,
               HTTPCacheRules.varySnapshot(names: entry.varyNames, requestHeaders: request.headers) == entry.vary else {
             return .miss
         }
@@ -261,14 +280,14 @@ final class CacheStore: Sendable {
             entry.freshness = rules.freshness(responseHeaders: entry.headers, requestTime: requestTime,
                                               responseTime: responseTime)
             let refreshed = entry
-            state.withLock { _ = $0.cache.store(refreshed, for: key, now: instant) }
+            state.withLock { _ = $0.cache.store(refreshed, for: key.digest, now: instant) }
             return entry.answer(to: request, age: entry.freshness.age(at: responseTime)).withDuration(response.duration)
         }
         guard !response.isStreamed, response.isSuccess,
               let storage = rules.storage(method: request.httpMethod, statusCode: response.statusCode,
                                           requestHeaders: request.headers, responseHeaders: response.headers,
                                           requestTime: requestTime, responseTime: responseTime) else {
-            if validated != nil { state.withLock { $0.cache.removeAll { $0 == key } } }
+            if validated != nil { state.withLock { $0.cache.removeValue(for: key.digest) } }
             return nil
         }
         let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
@@ -277,24 +296,24 @@ final class CacheStore: Sendable {
         // store's slot without a copy.
         let (data, statusCode, headers) = (response.data, response.statusCode, response.headers)
         state.withLock {
-            _ = $0.cache.store(CachedEntry(data: data, statusCode: statusCode, headers: headers,
+            _ = $0.cache.store(CachedEntry(key: key, data: data, statusCode: statusCode, headers: headers,
                                            freshness: storage.freshness, vary: vary, varyNames: storage.varyNames),
-                               for: key, now: instant)
+                               for: key.digest, now: instant)
         }
         return nil
     }
 
     /// True when no background refresh of `key` runs yet (and marks one as running).
-    func beginRefresh(_ key: CacheKey) -> Bool { state.withLock { $0.refreshing.insert(key).inserted } }
+    func beginRefresh(_ key: CacheKey) -> Bool { state.withLock { $0.refreshing.insert(key.digest).inserted } }
 
-    func endRefresh(_ key: CacheKey) { state.withLock { _ = $0.refreshing.remove(key) } }
+    func endRefresh(_ key: CacheKey) { state.withLock { _ = $0.refreshing.remove(key.digest) } }
 
     func clear() { state.withLock { $0.cache.removeAll() } }
 
     func evict(url: String) {
         state.withLock { state in
-            state.cache.removeAll { key in
-                guard let entryURL = URL(string: key.url) else { return false }
+            state.cache.removeAll { _, entry in
+                guard let entryURL = URL(string: entry.key.url) else { return false }
                 if entryURL.absoluteString == url { return true }
                 let path = entryURL.path
                 let pathAndQuery = entryURL.query.map { path + "?" + $0 } ?? path

@@ -6,13 +6,13 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
     /// `"metrics"`.
     public let name = "metrics"
     private let collector: any MetricsCollector
-    /// The collector again when it can report on its caller's executor (`SwiftMetricsCollector`).
-    private let inlineCollector: (any InlineMetricsCollector)?
+    /// What reports in place, on the caller's executor, when the collector is a `SwiftMetricsCollector`.
+    private let reporter: SwiftMetricsReporter?
 
     /// Reports to `collector`.
     public init(collector: any MetricsCollector) {
         self.collector = collector
-        self.inlineCollector = collector as? any InlineMetricsCollector
+        self.reporter = (collector as? SwiftMetricsCollector)?.reporter
     }
 
     /// - Throws: what `next` throws (recorded first with status 0).
@@ -24,7 +24,7 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Only a collector that receives `RequestMetrics` reads the wall-clock start.
-        let timestamp = inlineCollector == nil ? Date() : nil
+        let timestamp = reporter == nil ? Date() : nil
         let start = MonotonicTime.now()
         do {
             let response = try await next(request)
@@ -41,20 +41,17 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
         }
     }
 
-    /// Reports to an inline collector in place (and returns nil), or returns the
-    /// metrics to hand to `collect`. Synchronous, so that the usual case, an inline
-    /// collector, costs no suspension point; not inlined, so that the collector is
-    /// called from here, borrowed, rather than copied into the async caller's frame.
+    /// Reports in place (and returns nil), or returns the metrics to hand to `collect`.
+    /// Synchronous, so that the usual case, swift-metrics, costs no suspension point;
+    /// not inlined, so that its locals stay out of the async caller's frame.
     @inline(never)
     private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: MonotonicTime,
                          _ timestamp: Date?, success: Bool) -> RequestMetrics? {
         let durationMs = (MonotonicTime.now() - start).seconds * 1000
         let requestSize = request.body?.count ?? 0
-        if inlineCollector != nil {
-            // What it reports, without the URL, trace ID and timestamp it would not read.
-            // (Called through the optional: binding it would copy the existential.)
-            inlineCollector?.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
-                                    responseSize: responseSize, durationMs: durationMs, success: success)
+        if let reporter {
+            reporter.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
+                            responseSize: responseSize, durationMs: durationMs, success: success)
             return nil
         }
         return RequestMetrics(

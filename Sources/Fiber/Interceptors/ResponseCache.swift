@@ -68,9 +68,14 @@ struct ResponseCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return evicted
     }
 
-    /// Drops every entry whose key `matches`.
-    mutating func removeAll(where matches: (Key) -> Bool) {
-        for (key, slot) in index where matches(key) { _ = remove(slot) }
+    /// Drops the entry under `key`, if any.
+    mutating func removeValue(for key: Key) {
+        if let slot = index[key] { _ = remove(slot) }
+    }
+
+    /// Drops every entry whose key and value `match`.
+    mutating func removeAll(where matches: (Key, Value) -> Bool) {
+        for (key, slot) in index where nodes[slot].value.map({ matches(key, $0) }) ?? false { _ = remove(slot) }
     }
 
     mutating func removeAll() { self = ResponseCache(ttl: ttl, maxEntries: maxEntries) }

@@ -11,22 +11,33 @@ import Metrics
 ///
 /// The metrics are made once per method and status and reused, as swift-metrics
 /// recommends, so reporting a request allocates nothing.
-public struct SwiftMetricsCollector: MetricsCollector, InlineMetricsCollector {
-    private let label: String
-    private let factory: (any MetricsFactory)?
-    private let handles: MetricHandles
+public struct SwiftMetricsCollector: MetricsCollector {
+    /// What reports; `MetricsInterceptor` calls it in place, without suspending and
+    /// without building a `RequestMetrics` whose URL, trace ID and timestamp it would not read.
+    let reporter: SwiftMetricsReporter
 
     /// Reports under `label` to `factory` (nil: the bootstrapped `MetricsSystem`).
     public init(label: String = "fiber.http", factory: (any MetricsFactory)? = nil) {
-        self.label = label
-        self.factory = factory
-        self.handles = MetricHandles(label: label)
+        self.reporter = SwiftMetricsReporter(label: label, factory: factory)
     }
 
     /// Reports `metrics` to the factory.
     public func collect(_ metrics: RequestMetrics) async {
-        report(method: metrics.method, statusCode: metrics.statusCode, requestSize: metrics.requestSize,
-               responseSize: metrics.responseSize, durationMs: metrics.durationMs, success: metrics.success)
+        reporter.report(method: metrics.method, statusCode: metrics.statusCode, requestSize: metrics.requestSize,
+                        responseSize: metrics.responseSize, durationMs: metrics.durationMs, success: metrics.success)
+    }
+}
+
+/// A `SwiftMetricsCollector`'s state and work. An object, so that the interceptor
+/// reaches it through one reference, retained once, rather than a copy of the
+/// collector's fields for every report.
+final class SwiftMetricsReporter: Sendable {
+    private let factory: (any MetricsFactory)?
+    private let handles: MetricHandles
+
+    init(label: String, factory: (any MetricsFactory)?) {
+        self.factory = factory
+        self.handles = MetricHandles(label: label)
     }
 
     func report(method: String, statusCode: Int, requestSize: Int, responseSize: Int, durationMs: Double, success: Bool) {
@@ -48,8 +59,9 @@ public struct SwiftMetricsCollector: MetricsCollector, InlineMetricsCollector {
 /// The factory's handlers, made as `Counter`, `Timer` and `Recorder` make
 /// theirs and fed the `Int64` values those would pass them: those wrappers'
 /// generic integer conversions are not specialized across modules, and cost
-/// more than the handlers' work.
-struct RequestMetricSet: Sendable {
+/// more than the handlers' work. An object: found for every report, and a
+/// struct of four handlers was retained four times.
+final class RequestMetricSet: Sendable {
     let requests: any CounterHandler
     let duration: any TimerHandler
     let requestSize: any RecorderHandler

@@ -11,7 +11,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
-    private(set) var fields: [Field] = []
+    /// The fields in order. (Package-wide so that a caller reading a few fields of many,
+    /// the cache's rules, can index an immutable copy: its elements are then lent in
+    /// place, where a closure handed each one retained both strings of every field.)
+    package private(set) var fields: [Field] = []
 
     /// No fields.
     public init() {}
@@ -79,15 +82,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
             }
         }
         return compared.flatMap { $0 } ?? a.equalsIgnoringASCIICase(b)
-    }
-
-    /// Calls `body` with each field in order, lent rather than copied: a caller that
-    /// reads a few fields of many (the cache's rules) retains only those it keeps.
-    package func forEachField(_ body: (borrowing Field) -> Void) {
-        // Through the buffer: the array's subscript hands out copies.
-        fields.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices { body(buffer[index]) }
-        }
     }
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
