@@ -19,6 +19,11 @@ import Testing
         #expect(CacheControl("max-age=-5").maxAge == 0)
         #expect(CacheControl(headers: ["Cache-Control": "no-store", "cache-control": "max-age=5"]).noStore)
         #expect(CacheControl(headers: ["Cache-Control": "no-store", "cache-control": "max-age=5"]).maxAge == 5)
+        // Empty directives, spaces around `=`, and names that only resemble a directive.
+        let spaced = CacheControl(" , No-Store,, max-age = 5 ,proxy-REVALIDATE,no-stores,max-ag=9,=3,")
+        #expect(spaced.noStore && spaced.maxAge == 5 && spaced.mustRevalidate && !spaced.noCache)
+        #expect(CacheControl("") == CacheControl() && CacheControl(",,") == CacheControl())
+        #expect(CacheControl("max-age=60, m\u{E1}x-age=1").maxAge == 60)
     }
 
     @Test func storesOnlyWhatMayBeStored() {

@@ -50,26 +50,39 @@ public struct CacheControl: Sendable, Equatable {
 
     /// The directives of one `Cache-Control` value such as `max-age=60, must-revalidate`.
     public init(_ value: String) {
-        for part in value.split(separator: ",") {
-            let pieces = part.split(separator: "=", maxSplits: 1)
-            guard let rawName = pieces.first else { continue }
-            let name = FieldText.trimmingWhitespace(rawName).lowercased()
-            let argument = pieces.count > 1
-                ? FieldText.trimmingQuotes(FieldText.trimmingWhitespace(pieces[1]))
-                : nil
-            let seconds = argument.flatMap { Int($0) }.map { max(0, $0) }
-            switch name {
-            case "max-age": maxAge = seconds
-            case "s-maxage": sharedMaxAge = seconds
-            case "no-store": noStore = true
-            case "no-cache": noCache = true
-            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
-            case "private": isPrivate = true
-            case "public": isPublic = true
-            case "stale-while-revalidate": staleWhileRevalidate = seconds
-            default: continue
+        // Sliced in place: splitting made two arrays for every value, and lowercasing a
+        // string per directive; a cache reads the value of every response it sees.
+        var rest = Substring(value)
+        while !rest.isEmpty {
+            guard let comma = rest.firstIndex(of: ",") else {
+                apply(rest)
+                break
             }
+            apply(rest[..<comma])
+            rest = rest[rest.index(after: comma)...]
         }
+    }
+
+    /// Sets what one directive (`max-age=60`, `no-store`) says; unknown ones change nothing.
+    private mutating func apply(_ directive: Substring) {
+        let equals = directive.firstIndex(of: "=")
+        let name = FieldText.trimmingWhitespace(equals.map { directive[..<$0] } ?? directive)
+        let seconds = equals
+            .flatMap { Int(FieldText.trimmingQuotes(FieldText.trimmingWhitespace(directive[directive.index(after: $0)...]))) }
+            .map { max(0, $0) }
+        // Directive names are tokens, compared in any case (RFC 9111 §5.2).
+        func named(_ token: StaticString) -> Bool {
+            let bytes = UnsafeBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
+            return name.utf8.count == bytes.count && zip(name.utf8, bytes).allSatisfy(sameNameByte)
+        }
+        if named("max-age") { maxAge = seconds }
+        else if named("s-maxage") { sharedMaxAge = seconds }
+        else if named("no-store") { noStore = true }
+        else if named("no-cache") { noCache = true }
+        else if named("must-revalidate") || named("proxy-revalidate") { mustRevalidate = true }
+        else if named("private") { isPrivate = true }
+        else if named("public") { isPublic = true }
+        else if named("stale-while-revalidate") { staleWhileRevalidate = seconds }
     }
 }
 

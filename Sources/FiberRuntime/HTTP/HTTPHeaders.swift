@@ -116,8 +116,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
 /// The rule for one byte of two names: equal, or the same ASCII letter in either case
 /// (never other bytes that differ only in bit 5, such as `@` and `` ` ``).
-@inline(__always)
-func sameNameByte(_ x: UInt8, _ y: UInt8) -> Bool {
+/// (Package-wide and inlinable: the cache's directive names follow the same rule.)
+@inlinable
+package func sameNameByte(_ x: UInt8, _ y: UInt8) -> Bool {
     x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
 }
 
