@@ -71,10 +71,7 @@ public struct CacheControl: Sendable, Equatable {
             .flatMap { Int(FieldText.trimmingQuotes(FieldText.trimmingWhitespace(directive[directive.index(after: $0)...]))) }
             .map { max(0, $0) }
         // Directive names are tokens, compared in any case (RFC 9111 §5.2).
-        func named(_ token: StaticString) -> Bool {
-            let bytes = UnsafeBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
-            return name.utf8.count == bytes.count && zip(name.utf8, bytes).allSatisfy(sameNameByte)
-        }
+        func named(_ token: String) -> Bool { name.equalsIgnoringASCIICase(token) }
         if named("max-age") { maxAge = seconds }
         else if named("s-maxage") { sharedMaxAge = seconds }
         else if named("no-store") { noStore = true }

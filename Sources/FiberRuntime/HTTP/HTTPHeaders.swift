@@ -116,14 +116,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
 /// The rule for one byte of two names: equal, or the same ASCII letter in either case
 /// (never other bytes that differ only in bit 5, such as `@` and `` ` ``).
-/// (Package-wide and inlinable: the cache's directive names follow the same rule.)
+/// (Inlinable, as `equalsIgnoringASCIICase` is, which calls it.)
 @inlinable
 package func sameNameByte(_ x: UInt8, _ y: UInt8) -> Bool {
     x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A)
 }
 
 extension StringProtocol {
-    func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
+    /// True when both texts have the same bytes, ASCII letters compared in either case.
+    /// Inlinable, so that a caller in another module (the cache's directive names) gets
+    /// it specialized: called generically across modules it cost ten times the work.
+    @inlinable
+    package func equalsIgnoringASCIICase<Other: StringProtocol>(_ other: Other) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy(sameNameByte)
