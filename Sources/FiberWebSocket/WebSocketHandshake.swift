@@ -50,7 +50,7 @@ public struct WebSocketHandshake: Sendable {
         if !subprotocols.isEmpty { out += "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n" }
         if let deflate { out += "Sec-WebSocket-Extensions: \(deflate.offer)\r\n" }
         for field in headers {
-            guard Self.isToken(field.name), !field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+            guard HTTPHeaders.isToken(field.name), HTTPHeaders.isValidValue(field.value) else {
                 throw WebSocketError(.invalidHeader, "header \(field.name.debugDescription) may not be sent")
             }
             guard !owned.contains(field.name.lowercased()) else {
@@ -61,12 +61,6 @@ public struct WebSocketHandshake: Sendable {
         }
         out += "\r\n"
         return Array(out.utf8)
-    }
-
-    private static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { c in
-            (0x21...0x7E).contains(c) && !"\"(),/:;<=>?@[\\]{}".utf8.contains(c)
-        }
     }
 
     /// Checks a `101` answer's status and headers and returns what was negotiated.

@@ -47,6 +47,24 @@ struct SerializerTests {
             throws: { ($0 as? HTTPClientError)?.kind == .invalidHeader }
     }
 
+    /// The token rule as RFC 9110 writes it (`tchar`), for every byte, alone and inside a name,
+    /// and the value rule for every byte; a multi-byte name is not a token.
+    @Test func tokenAndValueRulesForEveryByte() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(HTTPHeaders.isTokenByte(byte) == tchar.contains(byte), "byte \(byte)")
+            let text = String(decoding: [UInt8(ascii: "a"), byte, UInt8(ascii: "z")], as: UTF8.self)
+            #expect(HTTPHeaders.isToken(text) == tchar.contains(byte), "byte \(byte)")
+            #expect(HTTPHeaders.isValidValue(text) == ![0x00, 0x0A, 0x0D].contains(byte), "byte \(byte)")
+        }
+        #expect(!HTTPHeaders.isToken(""))
+        #expect(!HTTPHeaders.isToken("Grüße"))
+        #expect(HTTPHeaders.isValidValue("Grüße, \u{1F600}"))
+        // A long name (not a small string) takes the same path.
+        #expect(HTTPHeaders.isToken(String(repeating: "X-Long-Name", count: 10)))
+        #expect(!HTTPHeaders.isToken(String(repeating: "X-Long-Name", count: 10) + ":"))
+    }
+
     @Test func refusesABadMethod() {
         #expect { try HTTP1RequestSerializer.head(method: "GET /x", target: target, headers: [:], bodyLength: nil, hasBody: false) }
             throws: { ($0 as? HTTPClientError)?.kind == .invalidHeader }

@@ -5,17 +5,21 @@ import Foundation
 /// exchange took and the trace it belongs to.
 public struct FiberResponse: Sendable {
     /// The body (empty for a streamed response until collected).
-    public let data: Data
+    public var data: Data { exchange.data }
     /// The status code.
-    public let statusCode: Int
+    public var statusCode: Int { exchange.statusCode }
     /// The header fields as received (case-insensitive lookup: `header(_:)`).
-    public let headers: HTTPHeaders
+    public var headers: HTTPHeaders { exchange.headers }
     /// The request, as the transport sent it (after every interceptor).
-    public let request: FiberRequest
+    public var request: FiberRequest { exchange.request }
     /// How long the transport took for the exchange, in seconds.
-    public let duration: TimeInterval
+    public var duration: TimeInterval { exchange.duration }
     /// The trace ID of the request (see `TraceContext`).
-    public let traceID: String
+    public var traceID: String { exchange.traceID }
+
+    /// The parts that never change, shared: a response is passed up through every
+    /// step of the pipeline, and a reference is moved where the parts were copied.
+    private let exchange: ResponseExchange
 
     /// How `decode()` decodes (the client's decoder).
     var decoder: JSONDecoder?
@@ -30,12 +34,8 @@ public struct FiberResponse: Sendable {
         data: Data, statusCode: Int, headers: HTTPHeaders = [:], request: FiberRequest,
         duration: TimeInterval = 0, traceID: String = TraceContext.traceID
     ) {
-        self.data = data
-        self.statusCode = statusCode
-        self.headers = headers
-        self.request = request
-        self.duration = duration
-        self.traceID = traceID
+        exchange = ResponseExchange(data: data, statusCode: statusCode, headers: headers, request: request,
+                                    duration: duration, traceID: traceID)
     }
 
     /// An empty `200` response to an empty `GET` request, for tests and placeholders.
@@ -99,5 +99,25 @@ public struct FiberResponse: Sendable {
         copy.decoder = decoder
         copy.statusRule = statusRule
         return copy
+    }
+}
+
+/// What a response received: its immutable parts.
+private final class ResponseExchange: Sendable {
+    let data: Data
+    let statusCode: Int
+    let headers: HTTPHeaders
+    let request: FiberRequest
+    let duration: TimeInterval
+    let traceID: String
+
+    init(data: Data, statusCode: Int, headers: HTTPHeaders, request: FiberRequest, duration: TimeInterval,
+         traceID: String) {
+        self.data = data
+        self.statusCode = statusCode
+        self.headers = headers
+        self.request = request
+        self.duration = duration
+        self.traceID = traceID
     }
 }
