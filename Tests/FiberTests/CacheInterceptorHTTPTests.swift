@@ -27,6 +27,26 @@ import Testing
         #expect(mock.requests.count == 2)
     }
 
+    /// Wall-clock times are counted from the cache's creation, not from the clock's zero:
+    /// a cache made an hour after the process's monotonic clock started (as `.continuous`'s
+    /// zero is the first use in the process) still judges a `Date`-stamped response fresh.
+    @Test func aClockThatStartedLongBeforeTheCacheGivesTrueAges() async throws {
+        let clock = TestClock()
+        clock.advance(by: .seconds(3600))
+        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let (fiber, mock) = mockFiber([cache])
+        let calls = Counter()
+        mock.stub { _ in
+            Self.stub("v\(calls.increment())", ["Cache-Control": "max-age=60", "Date": imfFixdate(Int(Date().timeIntervalSince1970))])
+        }
+        _ = try await fiber.get("/a")
+        clock.advance(by: .seconds(5))
+        let hit = try await fiber.get("/a")
+        #expect(hit.text == "v1")
+        #expect((5...6).contains(Int(hit.header("Age") ?? "") ?? -1), "Age \(hit.header("Age") ?? "none")")
+        #expect(mock.requests.count == 1)
+    }
+
     @Test func noStoreAndNoCacheAreHonoured() async throws {
         let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
         let (fiber, mock) = mockFiber([cache])

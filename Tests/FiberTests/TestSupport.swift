@@ -97,3 +97,14 @@ struct GatedTransport: FiberTransport {
         return (Data("\(request.httpMethod ?? "") \(request.url?.path ?? "")".utf8), TransportResponse(statusCode: 200))
     }
 }
+
+/// `seconds` since 1970 written as an IMF-fixdate (the weekday is not checked by either reading).
+func imfFixdate(_ seconds: Int) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "GMT") ?? .current
+    let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                    from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    func two(_ n: Int?) -> String { String((n ?? 0) + 100).dropFirst().description }
+    return "Mon, \(two(c.day)) \(months[(c.month ?? 1) - 1]) \(c.year ?? 0) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
+}

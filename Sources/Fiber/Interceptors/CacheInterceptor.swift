@@ -229,14 +229,17 @@ final class CacheStore: Sendable {
     private let state: Locked<State>
     private let rules: HTTPCacheRules
     private let clock: FiberClock
-    /// The wall-clock time the clock's zero stands for (freshness compares with `Date` headers).
-    private let origin = Date()
+    /// A reading of the clock and the wall-clock time it was taken at: freshness compares
+    /// the clock's instants with `Date` headers. (Not the clock's zero: `.continuous`
+    /// counts from its first use in the process, which may be long before this cache.)
+    private let origin: (instant: Duration, date: Date)
 
     init(maxEntries: Int, rules: HTTPCacheRules, clock: FiberClock) {
         // Entries leave by LRU or by being judged expired; freshness, not this TTL, decides.
         self.state = Locked(State(cache: ResponseCache(ttl: .seconds(365 * 24 * 3600), maxEntries: maxEntries)))
         self.rules = rules
         self.clock = clock
+        self.origin = (clock.now(), Date())
     }
 
     var count: Int { state.withLock { $0.cache.count } }
@@ -247,7 +250,7 @@ final class CacheStore: Sendable {
     func now() -> Date { date(at: clock.now()) }
 
     /// The wall-clock time of an instant of the clock.
-    func date(at instant: Duration) -> Date { origin.addingTimeInterval(instant.seconds) }
+    func date(at instant: Duration) -> Date { origin.date.addingTimeInterval((instant - origin.instant).seconds) }
 
     /// What the store holds for `key` that may answer `request`, judged at `instant`.
     func lookup(_ key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
