@@ -31,9 +31,23 @@ enum InlineStep: Sendable {
     case encryption(EncryptionInterceptor)
     case logging(LoggingInterceptor)
     case metrics(MetricsInterceptor)
-    /// Any other interceptor, called through the protocol with `next`, the rest of
-    /// the chain as a closure made once with the chain.
-    case custom(any Interceptor, next: InterceptorNext)
+    /// Any other interceptor, called through the protocol.
+    case custom(CustomStep)
+}
+
+/// An interceptor other than the built-ins, with `next`, the rest of the chain as a
+/// closure made once with the chain. An object, so that every case of `InlineStep`
+/// is one reference: a step is then copied out of the chain by one retain, where a
+/// case holding an existential and a closure made each copy a call that switched
+/// over every case (measured: 33 ns a request with the seven).
+final class CustomStep: Sendable {
+    let interceptor: any Interceptor
+    let next: InterceptorNext
+
+    init(_ interceptor: any Interceptor, next: @escaping InterceptorNext) {
+        self.interceptor = interceptor
+        self.next = next
+    }
 }
 
 /// A step of a chain and what follows it, made once per client. Each node holds
@@ -54,22 +68,23 @@ final class InlineChainNode: Sendable {
 struct InlineNext: Sendable {
     typealias Body = nonisolated(nonsending) @Sendable (FiberRequest) async throws -> FiberResponse
 
+    /// Both cases are one reference, so that `next` is copied by one retain (see `CustomStep`).
     private enum Rest: Sendable {
         case step(InlineChainNode)
-        case body(Body)
+        case body(PipelineEnd)
     }
 
     private let rest: Rest
 
     /// The rest of the pipeline as a function.
-    init(_ body: @escaping Body) { rest = .body(body) }
+    init(_ body: @escaping Body) { rest = .body(PipelineEnd(body)) }
 
     private init(_ node: InlineChainNode) { rest = .step(node) }
 
     /// The pipeline of `interceptors` in front of `end`, the first outermost.
     static func chain(_ interceptors: [any Interceptor], around end: @escaping Body) -> InlineNext {
         interceptors.reversed().reduce(InlineNext(end)) { next, interceptor in
-            let step = (interceptor as? any InlineInterceptor)?.step ?? .custom(interceptor, next: { try await next($0) })
+            let step = (interceptor as? any InlineInterceptor)?.step ?? .custom(CustomStep(interceptor, next: { try await next($0) }))
             return InlineNext(InlineChainNode(step: step, next: next))
         }
     }
@@ -80,8 +95,8 @@ struct InlineNext: Sendable {
     @inline(__always)
     nonisolated(nonsending) func callAsFunction(_ request: FiberRequest) async throws -> FiberResponse {
         switch rest {
-        case .body(let body):
-            return try await body(request)
+        case .body(let end):
+            return try await end.body(request)
         case .step(let node):
             switch node.step {
             case .auth(let step): return try await step.run(request, next: node.next)
@@ -91,8 +106,15 @@ struct InlineNext: Sendable {
             case .encryption(let step): return try await step.run(request, next: node.next)
             case .logging(let step): return try await step.run(request, next: node.next)
             case .metrics(let step): return try await step.run(request, next: node.next)
-            case .custom(let interceptor, let next): return try await interceptor.intercept(request, next: next)
+            case .custom(let step): return try await step.interceptor.intercept(request, next: step.next)
             }
         }
     }
+}
+
+/// The function at the end of a chain (or the `next` a caller of `intercept` passed).
+final class PipelineEnd: Sendable {
+    let body: InlineNext.Body
+
+    init(_ body: @escaping InlineNext.Body) { self.body = body }
 }
