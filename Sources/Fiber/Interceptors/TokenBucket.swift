@@ -17,16 +17,16 @@ struct TokenBucket: Sendable, Equatable {
     let interval: Duration
     private(set) var tokens: Double
     private var lastRefill: Duration
+    /// Tokens per second, worked out once: reading a `Duration` in seconds divides a 128-bit integer.
+    private let rate: Double
 
     init(capacity: Int, interval: Duration, now: Duration) {
         self.capacity = max(1, capacity)
         self.interval = interval > .zero ? interval : .nanoseconds(1)
         self.tokens = Double(self.capacity)
         self.lastRefill = now
+        self.rate = Double(self.capacity) / self.interval.seconds
     }
-
-    /// Tokens per second.
-    private var rate: Double { Double(capacity) / interval.seconds }
 
     /// A request arrives at `now` and may wait at most `maxWait`.
     mutating func take(now: Duration, maxWait: Duration) -> Decision {
