@@ -429,25 +429,6 @@ private struct LoopTransport: FiberTransport {
     }
 }
 
-@Suite struct CoarseClockTests {
-    /// The coarse clock never goes back and keeps pace with the precise one, to within
-    /// its resolution (the kernel's tick, 4 ms at 250 Hz; 20 ms allowed).
-    @Test func keepsPaceWithTheContinuousClock() async throws {
-        let (coarse, continuous) = (FiberClock.coarse, FiberClock.continuous)
-        var last = coarse.now()
-        for _ in 0..<10_000 {
-            let now = coarse.now()
-            #expect(now >= last)
-            last = now
-        }
-        let (coarseStart, start) = (coarse.now(), continuous.now())
-        try await Task.sleep(for: .milliseconds(100))
-        let (coarseElapsed, elapsed) = (coarse.now() - coarseStart, continuous.now() - start)
-        #expect(coarseElapsed >= .milliseconds(80))
-        #expect(abs((coarseElapsed - elapsed).seconds) <= 0.02, "coarse \(coarseElapsed), precise \(elapsed)")
-    }
-}
-
 @Suite struct InlineChainTests {
     /// Built-ins and custom interceptors in one chain keep their order (the first
     /// outermost), and a custom step may send the rest of the chain a request twice.

@@ -1,5 +1,3 @@
-import FiberRuntime
-
 /// The time source and sleeper of the components that wait or expire things
 /// (retry backoff, rate limit, cache TTL), injectable so that tests run in
 /// virtual time.
@@ -22,19 +20,6 @@ public struct FiberClock: Sendable {
         let origin = clock.now
         return FiberClock(
             now: { clock.now - origin },
-            sleep: { duration, tolerance in try await Task.sleep(for: duration, tolerance: tolerance, clock: clock) }
-        )
-    }()
-
-    /// The system's monotonic clock read at the kernel tick's resolution (a few
-    /// milliseconds), and `Task.sleep`: a fifth of the cost of a `continuous` reading
-    /// (4.8 ns against 24 ns), for what counts in seconds. `CacheInterceptor`'s
-    /// default: HTTP counts ages in whole seconds.
-    public static let coarse: FiberClock = {
-        let clock = ContinuousClock()
-        let origin = CoarseClock.now()
-        return FiberClock(
-            now: { CoarseClock.now() - origin },
             sleep: { duration, tolerance in try await Task.sleep(for: duration, tolerance: tolerance, clock: clock) }
         )
     }()

@@ -34,10 +34,9 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// - Parameters:
     ///   - ttl: seconds a response without its own lifetime stays fresh.
     ///   - maxEntries: entries kept before the least recently used is evicted.
-    ///   - clock: the time source for freshness (tests pass a virtual one); `.coarse` by
-    ///     default, as ages are whole seconds.
+    ///   - clock: the time source for freshness (tests pass a virtual one).
     public init(ttl: TimeInterval = 300, maxEntries: Int = 100, cacheableMethods: Set<HTTPMethod> = [.get, .head],
-                clock: FiberClock = .coarse) {
+                clock: FiberClock = .continuous) {
         self.store = CacheStore(maxEntries: maxEntries, rules: HTTPCacheRules(defaultLifetime: ttl), clock: clock)
         self.cacheableMethods = SmallSet(cacheableMethods)
     }
