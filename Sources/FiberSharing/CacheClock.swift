@@ -15,7 +15,9 @@ public struct CacheClock: Sendable {
     }
 
     /// A wall clock that follows a `FiberClock` from `origin`: with FiberTesting's
-    /// `TestClock().fiberClock`, time moves only when the test advances it.
+    /// `TestClock().fiberClock`, time moves only when the test advances it. For virtual
+    /// clocks: `origin` stands for the clock's zero, which for `.continuous` is its first
+    /// use in the process, so a real clock here would run ahead of the time of day.
     public init(_ clock: FiberClock, origin: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
         self.now = { origin.addingTimeInterval(Self.seconds(clock.now())) }
     }

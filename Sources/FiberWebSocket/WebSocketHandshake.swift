@@ -41,18 +41,24 @@ public struct WebSocketHandshake: Sendable {
 
     /// The GET request that asks for the upgrade.
     ///
-    /// - Throws: `WebSocketError` `.invalidHeader` for a header with CR, LF or NUL
-    ///   or a name that is not a token, or one the handshake owns.
+    /// - Throws: `WebSocketError` `.invalidHeader` for a header with a control byte
+    ///   in its value or a name that is not a token, one the handshake owns, or a
+    ///   subprotocol that is not a token.
     public func request(path: String, hostHeader: String, headers: HTTPHeaders) throws(WebSocketError) -> [UInt8] {
         let owned = ["host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions"]
+        if let field = headers.firstInvalidField() {
+            throw WebSocketError(.invalidHeader, "header \(field.name.debugDescription) may not be sent")
+        }
+        // Subprotocols are tokens (RFC 6455 §4.1): anything else, a CR LF above all, would be
+        // written into the request's head as it is.
+        if let subprotocol = subprotocols.first(where: { !HTTPHeaders.isToken($0) }) {
+            throw WebSocketError(.invalidHeader, "subprotocol \(subprotocol.debugDescription) is not a token")
+        }
         var out = "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         out += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         if !subprotocols.isEmpty { out += "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n" }
         if let deflate { out += "Sec-WebSocket-Extensions: \(deflate.offer)\r\n" }
         for field in headers {
-            guard HTTPHeaders.isToken(field.name), HTTPHeaders.isValidValue(field.value) else {
-                throw WebSocketError(.invalidHeader, "header \(field.name.debugDescription) may not be sent")
-            }
             guard !owned.contains(field.name.lowercased()) else {
                 throw WebSocketError(.invalidHeader, "header \(field.name) is set by the handshake")
             }

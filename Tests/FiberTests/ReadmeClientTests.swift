@@ -123,6 +123,18 @@ import Testing
         }
     }
 
+    /// A printed response shows what it holds (its parts sit behind one shared object).
+    @Test func printedResponsesShowTheirParts() async throws {
+        let (fiber, mock) = mockFiber()
+        mock.stubAll(StubResponse(statusCode: 201, headers: ["X-Kind": "made"], body: Data("hi".utf8)))
+        let response = try await fiber.get("/x")
+        let printed = String(describing: response)
+        for part in ["statusCode: 201", "X-Kind", "traceID: \"\(response.traceID)\"", "/x", "isStreamed: false"] {
+            #expect(printed.contains(part), "\(printed)")
+        }
+        #expect(!printed.contains("ResponseExchange"))
+    }
+
     @Test func typeSafeEndpoints() async throws {
         struct GetUser: Endpoint {
             typealias Response = User

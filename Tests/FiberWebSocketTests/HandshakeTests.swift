@@ -32,6 +32,23 @@ struct HandshakeTests {
         #expect(throws: WebSocketError.self) { _ = try h.request(path: "/", hostHeader: "h", headers: ["Sec-WebSocket-Key": "x"]) }
     }
 
+    /// Names that are not tokens, and subprotocols that are not, never reach the request's head.
+    @Test(arguments: ["Bad Name", "X:Y", "", "Grüße", "X\r\nEvil"])
+    func refusesNamesThatAreNotTokens(name: String) {
+        let h = WebSocketHandshake(key: "k")
+        #expect { _ = try h.request(path: "/", hostHeader: "h", headers: [name: "v"]) }
+            throws: { ($0 as? WebSocketError)?.kind == .invalidHeader }
+    }
+
+    @Test(arguments: ["chat\r\nEvil: 1", "two words", "", "a,b"])
+    func refusesSubprotocolsThatAreNotTokens(subprotocol: String) throws {
+        let h = WebSocketHandshake(key: "k", subprotocols: ["chat", subprotocol])
+        #expect { _ = try h.request(path: "/", hostHeader: "h", headers: [:]) }
+            throws: { ($0 as? WebSocketError)?.kind == .invalidHeader }
+        let fine = try WebSocketHandshake(key: "k", subprotocols: ["chat", "v2.json"]).request(path: "/", hostHeader: "h", headers: [:])
+        #expect(String(decoding: fine, as: UTF8.self).contains("Sec-WebSocket-Protocol: chat, v2.json\r\n"))
+    }
+
     func head(_ fields: [(String, String)]) -> HTTPHeaders { HTTPHeaders(fields) }
 
     func good(_ key: String, _ extra: [(String, String)] = []) -> HTTPHeaders {

@@ -121,3 +121,13 @@ private final class ResponseExchange: Sendable {
         self.traceID = traceID
     }
 }
+
+extension FiberResponse: CustomReflectable {
+    /// The response's parts, for `print`, `dump` and test failures: its fields sit behind
+    /// one shared reference, which the default reflection would show instead.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["data": data, "statusCode": statusCode, "headers": headers, "request": request,
+                                "duration": duration, "traceID": traceID, "isStreamed": isStreamed],
+               displayStyle: .struct)
+    }
+}

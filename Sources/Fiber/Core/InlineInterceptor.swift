@@ -76,7 +76,8 @@ struct InlineNext: Sendable {
 
     private let rest: Rest
 
-    /// The rest of the pipeline as a function.
+    /// The rest of the pipeline as a function. (An allocation: a client's chain makes
+    /// its end once, but a built-in's `intercept(_:next:)`, called directly, makes one a call.)
     init(_ body: @escaping Body) { rest = .body(PipelineEnd(body)) }
 
     private init(_ node: InlineChainNode) { rest = .step(node) }

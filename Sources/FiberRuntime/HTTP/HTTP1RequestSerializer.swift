@@ -7,7 +7,7 @@ enum HTTP1RequestSerializer {
     /// The head's bytes (request line, headers, blank line) and the body framing.
     ///
     /// - Throws: `HTTPClientError` `.invalidHeader` for a header that may not be
-    ///   sent (CR, LF or NUL in a value, a name that is not a token, or an
+    ///   sent (a control byte other than a tab in a value, a name that is not a token, or an
     ///   invalid method), before any byte leaves.
     static func head(
         method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?, hasBody: Bool,
@@ -15,7 +15,7 @@ enum HTTP1RequestSerializer {
     ) throws(HTTPClientError) -> (bytes: [UInt8], framing: Framing) {
         guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(method)") }
         if let bad = headers.firstInvalidField() {
-            throw HTTPClientError(.invalidHeader, "header \(escape(bad.name)) has a forbidden character (CR, LF or NUL) or is not a token")
+            throw HTTPClientError(.invalidHeader, "header \(escape(bad.name)) has a control byte in its value or is not a token")
         }
         let framing: Framing
         if !hasBody {

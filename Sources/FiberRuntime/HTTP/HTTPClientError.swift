@@ -9,7 +9,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 
         /// The URL is not an absolute http(s) URL.
         public static let invalidURL = Kind("invalid URL")
-        /// A header name or value may not be sent (CR, LF or NUL, or a name that is not a token).
+        /// A header name or value may not be sent (a control byte other than a tab in a value, or a name that is not a token).
         public static let invalidHeader = Kind("invalid request header")
         /// The response broke HTTP/1.1: bad status line, bad chunk size, conflicting framing, …
         public static let malformedResponse = Kind("malformed response")

@@ -94,8 +94,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
 
     /// The first field that may not be sent: a name that is not an RFC 9110
-    /// token, or a value with CR, LF or NUL (header injection).
-    func firstInvalidField() -> Field? {
+    /// token, or a value with a control byte (CR and LF above all: header injection).
+    package func firstInvalidField() -> Field? {
         fields.first { !Self.isToken($0.name) || !Self.isValidValue($0.value) }
     }
 
@@ -104,9 +104,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         !name.isEmpty && allBytes(of: name, satisfy: isTokenByte)
     }
 
-    /// Whether `value` may be sent as a field value: no CR, LF or NUL.
+    /// Whether `value` may be sent as a field value: no control byte but a tab (RFC 9110
+    /// §5.5 allows visible characters, spaces, tabs and bytes from 0x80 up). CR, LF and
+    /// NUL would let a value inject fields; the others no server should have to read.
     package static func isValidValue(_ value: String) -> Bool {
-        allBytes(of: value) { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }
+        allBytes(of: value) { $0 >= 0x20 ? $0 != 0x7F : $0 == 0x09 }
     }
 
     /// An RFC 9110 `tchar`: a letter, a digit or one of ``!#$%&'*+-.^_`|~``, as bits of two
