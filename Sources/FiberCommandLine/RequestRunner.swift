@@ -123,7 +123,7 @@ struct RequestRunner {
     static func describe(_ timing: RequestTiming) -> String {
         func ms(_ d: Duration?) -> String {
             guard let d else { return "-" }
-            return String(format: "%.3f ms", Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15)
+            return String(format: "%.3f ms", d.seconds * 1000)
         }
         return [
             "timing:", "  dns         \(ms(timing.dns))", "  connect     \(ms(timing.connect))", "  tls         \(ms(timing.tls))",

@@ -1,4 +1,5 @@
 import Fiber
+import FiberRuntime
 import Foundation
 
 /// The wall clock of the cache: entries record when they arrived, and
@@ -19,14 +20,9 @@ public struct CacheClock: Sendable {
     /// clocks: `origin` stands for the clock's zero, which for `.continuous` is its first
     /// use in the process, so a real clock here would run ahead of the time of day.
     public init(_ clock: FiberClock, origin: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        self.now = { origin.addingTimeInterval(Self.seconds(clock.now())) }
+        self.now = { origin.addingTimeInterval(clock.now().seconds) }
     }
 
     /// The system's clock.
     public static let system = CacheClock { Date() }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
 }

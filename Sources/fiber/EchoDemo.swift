@@ -32,7 +32,7 @@ enum EchoDemo {
                 while echoed.count < message.count, let chunk = try await client.read() { echoed += chunk }
                 guard echoed == message else { throw DemoError.mismatch(round: i) }
             }
-            let seconds = Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds)
+            let seconds = (clock.now - start).seconds
             await client.close()
             return "\(rounds) echo round trips in \(format3(seconds)) s: \(Int(Double(rounds) / seconds)) per second"
         }.value

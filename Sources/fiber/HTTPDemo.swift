@@ -46,7 +46,7 @@ enum HTTPDemo {
             }
             try await tasks.waitForAll()
         }
-        let seconds = Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds)
+        let seconds = (clock.now - start).seconds
         let stats = await client.statistics()
         print("\(count) keep-alive GETs over 16 tasks: \(Int(Double(count) / seconds)) requests per second, "
             + "\(stats.open) connections open (\(server.connectionCount) accepted by the server)")

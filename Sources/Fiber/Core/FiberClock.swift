@@ -26,12 +26,6 @@ public struct FiberClock: Sendable {
 }
 
 extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
-    }
-
     /// A duration from seconds given as a `Double` (negative or non-finite values give zero).
     static func seconds(clamping value: Double) -> Duration {
         guard value.isFinite, value > 0 else { return .zero }

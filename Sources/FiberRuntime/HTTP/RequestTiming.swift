@@ -22,8 +22,7 @@ public struct RequestTiming: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         func ms(_ d: Duration?) -> String {
             guard let d else { return "-" }
-            let (s, atto) = d.components
-            return String(Double(s) * 1000 + Double(atto) / 1e15) + " ms"
+            return String(d.seconds * 1000) + " ms"
         }
         return "dns \(ms(dns)), connect \(ms(connect)), tls \(ms(tls)), written \(ms(requestWritten)), "
             + "first byte \(ms(firstByte)), total \(ms(total))\(reusedConnection ? " (reused connection)" : "")"
