@@ -175,8 +175,8 @@ public struct HTTPCacheRules: Sendable, Equatable {
                  requestTime: Date, responseTime: Date) -> (varyNames: [String], freshness: CacheFreshness)? {
         guard method == .get || method == .head, Self.isCacheableByDefault(statusCode) else { return nil }
         let fields = CacheFields(responseHeaders)
-        let control = CacheControl(values: fields.cacheControl)
-        guard let names = Self.varyNames(values: fields.vary),
+        let control = fields.cacheControl
+        guard let names = fields.varyNames,
               canStore(requestHeaders: requestHeaders, response: control, varyNames: names) else { return nil }
         return (names, freshness(fields, control: control, requestTime: requestTime, responseTime: responseTime))
     }
@@ -202,7 +202,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
     /// round trip and the `Date` header.
     public func freshness(responseHeaders: HTTPHeaders, requestTime: Date, responseTime: Date) -> CacheFreshness {
         let fields = CacheFields(responseHeaders)
-        return freshness(fields, control: CacheControl(values: fields.cacheControl), requestTime: requestTime,
+        return freshness(fields, control: fields.cacheControl, requestTime: requestTime,
                          responseTime: responseTime)
     }
 

@@ -87,7 +87,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
 
     /// Sends the request (conditional when `entry` has validators), stores what may be stored, and answers.
     @inline(__always)  // one async frame fewer on every miss
-    nonisolated(nonsending) private func fetch(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry?,
+    nonisolated(nonsending) private func fetch(_ key: consuming CacheKey, request: FiberRequest, validating entry: CachedEntry?,
                                                requestTime: Date, next: InlineNext) async throws -> FiberResponse {
         // Not `next(entry.map(…) ?? request)`: that copies the request on every miss.
         let response = if let entry { try await next(entry.conditional(request)) } else { try await next(request) }
@@ -295,7 +295,7 @@ final class CacheStore: Sendable {
     /// `304`), or nil when the caller answers with `response` itself. (Returning
     /// `response` itself copied it: the compiler passed it borrowed.)
     @inline(never)  // inlined into the async caller, its locals became task allocations
-    func record(_ response: FiberResponse, for key: CacheKey, request: FiberRequest, requestTime: Date,
+    func record(_ response: FiberResponse, for key: consuming CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?) -> FiberResponse? {
         let instant = clock.now()
         let responseTime = date(at: instant)
@@ -314,15 +314,11 @@ final class CacheStore: Sendable {
             return nil
         }
         let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
-        // The parts read out first: a closure that read them from `response` copied the whole
-        // response into its context. The entry is built in the call, so it moves into the
-        // store's slot without a copy.
-        let (data, statusCode, headers) = (response.data, response.statusCode, response.headers)
-        state.withLock {
-            _ = $0.cache.store(CachedEntry(key: key, data: data, statusCode: statusCode, headers: headers,
-                                           freshness: storage.freshness, vary: vary, varyNames: storage.varyNames),
-                               for: key.digest, now: instant)
-        }
+        let digest = key.digest
+        // Made before the lock, so that the key moves into it (a closure would copy it).
+        let entry = CachedEntry(key: key, data: response.data, statusCode: response.statusCode, headers: response.headers,
+                                freshness: storage.freshness, vary: vary, varyNames: storage.varyNames)
+        state.withLock { _ = $0.cache.store(entry, for: digest, now: instant) }
         return nil
     }
 
