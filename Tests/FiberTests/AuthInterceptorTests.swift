@@ -37,6 +37,19 @@ actor TokenStore {
         #expect(header == "Bearer my-token")
     }
 
+    @Test func everyRequestCarriesTheTokenOfItsTime() async throws {
+        // The header value is remembered per token: a new token must never get the old value.
+        let tokens = Locked(["a", "b", "b", "a", "long-token-\(String(repeating: "x", count: 40))"])
+        let auth = AuthInterceptor(tokenProvider: { tokens.withLock { $0.removeFirst() } })
+        let mock = MockTransport()
+        mock.stubAll(.ok())
+        let fiber = Fiber(baseURL: apiURL, interceptors: [auth], transport: mock)
+        for _ in 0..<5 { _ = try await fiber.get("/secure") }
+        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == [
+            "Bearer a", "Bearer b", "Bearer b", "Bearer a", "Bearer long-token-" + String(repeating: "x", count: 40),
+        ])
+    }
+
     @Test func apiKeyHeaderWithoutPrefixAndNoTokenNoHeader() async throws {
         let (fiber, mock) = mockFiber([AuthInterceptor(tokenProvider: { "k" }, headerName: "X-API-Key", headerPrefix: "")])
         mock.stubAll(.ok())

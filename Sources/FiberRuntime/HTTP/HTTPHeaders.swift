@@ -96,7 +96,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// The first field that may not be sent: a name that is not an RFC 9110
     /// token, or a value with a control byte (CR and LF above all: header injection).
     package func firstInvalidField() -> Field? {
-        fields.first { !Self.isToken($0.name) || !Self.isValidValue($0.value) }
+        // Indexed, so that the fields are read in place rather than each copied for a closure.
+        for index in fields.indices where !Self.isToken(fields[index].name) || !Self.isValidValue(fields[index].value) {
+            return fields[index]
+        }
+        return nil
     }
 
     /// Whether `name` may be sent as a field name: an RFC 9110 token.
