@@ -15,6 +15,16 @@ protocol InlineInterceptor: Interceptor {
 
     /// This interceptor as a step of a chain, whose `run` the chain calls directly.
     var step: InlineStep { get }
+
+    /// Whether this step has done, here and now, all it has to do for `request`, and has
+    /// nothing to do with its response: the chain then goes straight on to the next step
+    /// and never enters `run`. (An async call costs a frame and its bookkeeping, more than
+    /// a built-in that logs to a logger that keeps nothing, say, does.)
+    func passesOn(_ request: FiberRequest) -> Bool
+}
+
+extension InlineInterceptor {
+    func passesOn(_ request: FiberRequest) -> Bool { false }
 }
 
 /// One step of a chain. The built-ins are cases of their own so that the step
@@ -33,6 +43,20 @@ enum InlineStep: Sendable {
     case metrics(MetricsInterceptor)
     /// Any other interceptor, called through the protocol.
     case custom(CustomStep)
+
+    /// The step's `passesOn` (a custom step never passes on).
+    func passesOn(_ request: FiberRequest) -> Bool {
+        switch self {
+        case .auth(let step): step.passesOn(request)
+        case .retry(let step): step.passesOn(request)
+        case .rateLimit(let step): step.passesOn(request)
+        case .cache(let step): step.passesOn(request)
+        case .encryption(let step): step.passesOn(request)
+        case .logging(let step): step.passesOn(request)
+        case .metrics(let step): step.passesOn(request)
+        case .custom: false
+        }
+    }
 }
 
 /// An interceptor other than the built-ins, with `next`, the rest of the chain as a
@@ -95,7 +119,7 @@ struct InlineNext: Sendable {
     /// from there, with no frame between.
     @inline(__always)
     nonisolated(nonsending) func callAsFunction(_ request: FiberRequest) async throws -> FiberResponse {
-        switch rest {
+        switch firstStep(for: request) {
         case .body(let end):
             return try await end.body(request)
         case .step(let node):
@@ -110,6 +134,13 @@ struct InlineNext: Sendable {
             case .custom(let step): return try await step.interceptor.intercept(request, next: step.next)
             }
         }
+    }
+
+    /// The rest of the pipeline from its first step that does not pass `request` on at once.
+    private func firstStep(for request: FiberRequest) -> Rest {
+        var rest = rest
+        while case .step(let node) = rest, node.step.passesOn(request) { rest = node.next.rest }
+        return rest
     }
 }
 

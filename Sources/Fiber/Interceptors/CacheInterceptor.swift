@@ -48,10 +48,13 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
 
     var step: InlineStep { .cache(self) }
 
+    /// True when the cache has nothing to do with `request`: a method it does not cache, or `.meta("cache", "skip")`.
+    func passesOn(_ request: FiberRequest) -> Bool {
+        !cacheableMethods.contains(request.httpMethod) || (!request.metadata.isEmpty && request.metadata["cache"] == "skip")
+    }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        guard cacheableMethods.contains(request.httpMethod), request.metadata["cache"] != "skip" else {
-            return try await next(request)
-        }
+        guard !passesOn(request) else { return try await next(request) }
         let key = Self.key(for: request)
         // One reading of the clock serves the lookup and, on a miss, as the request's time.
         let instant = store.instant()

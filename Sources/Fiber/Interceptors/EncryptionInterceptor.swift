@@ -26,9 +26,14 @@ public final class EncryptionInterceptor: Interceptor, InlineInterceptor {
 
     var step: InlineStep { .encryption(self) }
 
+    /// True when there is no body to encrypt and responses are left as they come.
+    func passesOn(_ request: FiberRequest) -> Bool { !decryptResponse && !encrypts(request) }
+
+    private func encrypts(_ request: FiberRequest) -> Bool { encryptRequest && !(request.body?.isEmpty ?? true) }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // The request goes on as it came unless there is a body to encrypt: no copy of it otherwise.
-        let response = if encryptRequest, let body = request.body, !body.isEmpty {
+        let response = if encrypts(request), let body = request.body {
             try await next(request.body(try guarded { try provider.encrypt(body) }))
         } else {
             try await next(request)

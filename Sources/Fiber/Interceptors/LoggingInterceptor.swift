@@ -38,6 +38,12 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
 
     var step: InlineStep { .logging(self) }
 
+    /// True when the logger keeps none of this interceptor's lines.
+    func passesOn(_ request: FiberRequest) -> Bool { keepsNothing }
+
+    /// Whether the logger keeps none of this interceptor's lines (not even errors).
+    private var keepsNothing: Bool { !logger.isLogging(.error) }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // A logger that keeps none of these lines costs one question and nothing else.
         guard let lowest = lowestLevelKept() else { return try await next(request) }
@@ -64,7 +70,7 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     /// keeps none: asked once a request, from the most severe down, on the understanding
     /// that a logger which keeps a level keeps the levels above it (as thresholds do).
     private func lowestLevelKept() -> FiberLogLevel? {
-        guard logger.isLogging(.error) else { return nil }
+        guard !keepsNothing else { return nil }
         if logger.isLogging(.debug) { return .debug }
         if logger.isLogging(.info) { return .info }
         return logger.isLogging(.warning) ? .warning : .error

@@ -50,6 +50,9 @@ public final class RateLimitInterceptor: Interceptor, InlineInterceptor {
 
     var step: InlineStep { .rateLimit(self) }
 
+    /// Takes a token if one is at hand: then the request goes on without this step's frame.
+    func passesOn(_ request: FiberRequest) -> Bool { limiter.takeAtHand() }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var allowed = maxWait
         if let remaining = request.remainingTime { allowed = min(allowed, remaining) }
@@ -73,6 +76,9 @@ final class RateLimiter: Sendable {
         self.bucket = Locked(bucket)
         self.clock = clock
     }
+
+    /// True when a token was at hand, and is now taken.
+    func takeAtHand() -> Bool { bucket.withLock { $0.takeAtHand(now: clock.now()) } }
 
     /// The bucket's decision for a request that may wait `maxWait` (a token taken or reserved).
     func take(maxWait: Duration) -> TokenBucket.Decision {

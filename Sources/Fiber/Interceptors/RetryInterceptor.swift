@@ -63,8 +63,11 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
 
     var step: InlineStep { .retry(self) }
 
+    /// True when `request` is never retried (no retries, or a method that is not retryable).
+    func passesOn(_ request: FiberRequest) -> Bool { maxRetries == 0 || !retryableMethodList.contains(request.httpMethod) }
+
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
-        guard maxRetries > 0, retryableMethodList.contains(request.httpMethod) else { return try await next(request) }
+        guard !passesOn(request) else { return try await next(request) }
         var attempt = 0
         while true {
             attempt += 1

@@ -30,15 +30,20 @@ struct TokenBucket: Sendable, Equatable {
 
     /// A request arrives at `now` and may wait at most `maxWait`.
     mutating func take(now: Duration, maxWait: Duration) -> Decision {
-        refill(now: now)
-        if tokens >= 1 {
-            tokens -= 1
-            return .proceed
-        }
+        if takeAtHand(now: now) { return .proceed }
         let wait = Duration.seconds(clamping: (1 - tokens) / rate)
         guard wait <= maxWait else { return .exceeded }
         tokens -= 1
         return .wait(wait)
+    }
+
+    /// Takes a token if one is at hand at `now` (then no request is waiting: reservations
+    /// take the count below one); reserves nothing otherwise.
+    mutating func takeAtHand(now: Duration) -> Bool {
+        refill(now: now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
     }
 
     /// A reserved token was not used (its request was cancelled while waiting).
