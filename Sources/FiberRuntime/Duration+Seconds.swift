@@ -1,8 +1,11 @@
 extension Duration {
-    /// The duration in seconds, as a `Double`. (From the components: `Double(attoseconds)`
-    /// is the generic 128-bit conversion, measured several times slower.)
+    /// The duration in seconds, as a `Double`: its attoseconds read as two 64-bit
+    /// halves. (`components` divides a 128-bit integer by 10¹⁸, and `Double(attoseconds)`
+    /// is the generic 128-bit conversion: each measured several times slower, on a path
+    /// that converts a few durations a request.) Exact to a `Double`'s precision; a
+    /// negative duration is read as its magnitude, whose halves do not cancel.
     package var seconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
+        if _high < 0 { return -(Duration.zero - self).seconds }
+        return (Double(_high) * 0x1p64 + Double(_low)) / 1e18
     }
 }
