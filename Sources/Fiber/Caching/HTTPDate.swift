@@ -18,8 +18,8 @@ enum HTTPDate {
     /// `Www, DD Mon YYYY HH:MM:SS GMT` exactly (any letters for the weekday, the
     /// month in any case), else nil.
     static func fixedLayout(_ text: String) -> Date? {
-        var text = text
-        return text.withUTF8 { bytes -> Date? in
+        // In place (a native string's bytes are contiguous), without the copy `withUTF8` needs.
+        text.utf8.withContiguousStorageIfAvailable { bytes -> Date? in
             guard bytes.count == 29 else { return nil }
             func byte(_ i: Int, is expected: Unicode.Scalar) -> Bool { bytes[i] == UInt8(ascii: expected) }
             func letter(_ i: Int) -> Bool { (bytes[i] | 0x20) >= 0x61 && (bytes[i] | 0x20) <= 0x7A }
@@ -41,7 +41,7 @@ enum HTTPDate {
             let code = UInt32(bytes[8] | 0x20) << 16 | UInt32(bytes[9] | 0x20) << 8 | UInt32(bytes[10] | 0x20)
             guard let month = monthCodes.firstIndex(of: code) else { return nil }
             return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        }
+        } ?? nil
     }
 
     /// Space-separated fields, surrounding whitespace ignored.
