@@ -34,14 +34,7 @@ import Testing
             "Sun, 06 Nov 1994 08:49:37 GMT\u{A0}", "Sun, 06 Nov 1994 08:49:37 GMTX", "", "Sunday, 06-Nov-94 08:49:37 GMT",
         ]
         // Every one-byte change of a valid date.
-        let base = Array("Sun, 06 Nov 1994 08:49:37 GMT".utf8)
-        for position in base.indices {
-            for byte in "0123456789 :,-ADGMNTSuvnox\t\u{7F}".utf8 {
-                var bytes = base
-                bytes[position] = byte
-                inputs.append(String(decoding: bytes, as: UTF8.self))
-            }
-        }
+        inputs += everyOneByteChange(of: "Sun, 06 Nov 1994 08:49:37 GMT", using: "0123456789 :,-ADGMNTSuvnox\t\u{7F}")
         for seconds in stride(from: -5_000_000_000, to: 5_000_000_000, by: 123_456_789) {
             inputs.append(imfFixdate(seconds))
         }

@@ -108,3 +108,16 @@ func imfFixdate(_ seconds: Int) -> String {
     func two(_ n: Int?) -> String { String((n ?? 0) + 100).dropFirst().description }
     return "Mon, \(two(c.day)) \(months[(c.month ?? 1) - 1]) \(c.year ?? 0) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
 }
+
+/// Every string made from `base` by putting one of `bytes` in one of its positions (the
+/// inputs of tests that compare two readings of the same text).
+func everyOneByteChange(of base: String, using bytes: String) -> [String] {
+    let original = Array(base.utf8)
+    return original.indices.flatMap { position in
+        bytes.utf8.map { byte in
+            var changed = original
+            changed[position] = byte
+            return String(decoding: changed, as: UTF8.self)
+        }
+    }
+}

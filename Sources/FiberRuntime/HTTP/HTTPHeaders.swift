@@ -86,9 +86,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
     public func containsToken(_ token: String, in name: String) -> Bool {
-        values(name: name).contains { value in
-            value.split(separator: ",").contains { $0.trimmingSpaces().equalsIgnoringASCIICase(token) }
+        // In place (the transport asks this of every response's `Connection`): no array of values.
+        for index in fields.indices where Self.sameName(fields[index].name, name) {
+            let value = fields[index].value
+            let found = FieldList.forEachElement(of: value) { !FieldList.element($0, is: token) }.map { !$0 }
+                ?? value.split(separator: ",").contains { $0.trimmingSpaces().equalsIgnoringASCIICase(token) }
+            if found { return true }
         }
+        return false
     }
 
     public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
