@@ -19,6 +19,9 @@ import Glibc
 // clear, so responses are not decrypted), four log lines built and handed to a
 // swift-log logger that drops them, and a swift-metrics report (no backend).
 //
+// `--versus seven` runs both pipelines in one process, taking turns (`InterleavedPhases`):
+// the least noisy comparison on a shared machine.
+//
 // `--canned` answers every request in memory with nginx's response head instead of
 // the network, so CPU time per request is the pipeline's alone, free of the noise of
 // sockets: `--pipeline none --canned` against `--pipeline cache --canned` is the cost
@@ -32,11 +35,26 @@ if let i = arguments.firstIndex(of: "--pipeline"), i + 1 < arguments.count {
 }
 let canned = arguments.contains("--canned")
 arguments.removeAll { $0 == "--canned" }
+// `--versus seven` (interleaved): one process, two clients over one transport, taking
+// turns in phases of `--phase-ms` (100): see `InterleavedPhases`.
+var versus: String?
+var phaseMilliseconds = 100
+if let i = arguments.firstIndex(of: "--versus"), i + 1 < arguments.count {
+    versus = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+}
+if let i = arguments.firstIndex(of: "--phase-ms"), i + 1 < arguments.count, let ms = Int(arguments[i + 1]), (10...10_000).contains(ms) {
+    phaseMilliseconds = ms
+    arguments.removeSubrange(i...(i + 1))
+}
 let names = ["auth", "retry", "rateLimit", "cache", "encryption", "logging", "metrics"]
 // `--pipeline auth,cache` keeps several of the seven (in the recommended order).
-let kept = pipeline.split(separator: ",").map(String.init)
-guard pipeline == "none" || pipeline == "seven" || kept.allSatisfy(names.contains) else {
-    HTTPBench.die("--pipeline takes none, seven, or some of \(names.joined(separator: ", ")) separated by commas")
+func interceptors(for pipeline: String) -> [any Interceptor] {
+    let kept = pipeline.split(separator: ",").map(String.init)
+    guard pipeline == "none" || pipeline == "seven" || kept.allSatisfy(names.contains) else {
+        HTTPBench.die("--pipeline and --versus take none, seven, or some of \(names.joined(separator: ", ")) separated by commas")
+    }
+    return pipeline == "none" ? [] : sevenInterceptors().filter { pipeline == "seven" || kept.contains($0.name) }
 }
 let options = HTTPBenchOptions.parse(arguments)
 
@@ -58,18 +76,25 @@ let group = EventLoopGroup(loopCount: 1)
 var configuration = HTTPClient.Configuration()
 configuration.maxConnectionsPerHost = options.concurrency
 let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
-let fiber = Fiber(options.url) {
-    $0.transport = canned ? CannedTransport(loop: group.loops[0]) as any FiberTransport : transport
-    // `--pipeline auth` (…) keeps one of the seven, to see what each costs.
-    $0.interceptors = pipeline == "none" ? [] : sevenInterceptors().filter { pipeline == "seven" || kept.contains($0.name) }
+func client(_ pipeline: String) -> Fiber {
+    Fiber(options.url) {
+        $0.transport = canned ? CannedTransport(loop: group.loops[0]) as any FiberTransport : transport
+        // `--pipeline auth` (…) keeps one of the seven, to see what each costs.
+        $0.interceptors = interceptors(for: pipeline)
+    }
 }
+let fibers = [client(pipeline)] + (versus.map { [client($0)] } ?? [])
+let phases = InterleavedPhases(clients: fibers.count)
 let counter = Atomic<Int>(0)
 let base = FiberRequest(url: options.url)
 
-let bench = HTTPBench(client: "fiber-\(pipeline)", options: options, executor: group.loops[0]) {
+let bench = HTTPBench(client: "fiber-\(pipeline)\(versus.map { "-versus-\($0)" } ?? "")", options: options,
+                      executor: group.loops[0]) {
     let n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-    let response = try await fiber.send(base.query("n", String(n)))
+    let phase = phases.current
+    let response = try await fibers[phase].send(base.query("n", String(n)))
     guard response.statusCode == 200 else { throw PipelineBenchError.status(response.statusCode) }
+    phases.count(phase)
     return response.data.count
 }
 // CPU time per request (user + system, the whole process, every request the run sent):
@@ -82,10 +107,17 @@ func cpuMicroseconds() -> Double {
     return micros(usage.ru_utime) + micros(usage.ru_stime)
 }
 let cpuBefore = cpuMicroseconds()
+let turns = versus == nil ? nil : Task.detached { await phases.alternate(every: .milliseconds(phaseMilliseconds)) }
 await bench.run()
+phases.stop()
 let sent = counter.load(ordering: .relaxed)
-print("PIPELINE_CPU {\"client\":\"fiber-\(pipeline)\",\"concurrency\":\(options.concurrency),"
-      + "\"requests\":\(sent),\"cpu_us_per_request\":\((cpuMicroseconds() - cpuBefore) / Double(max(sent, 1)))}")
+if let versus, let rows = await turns?.value {
+    print("PIPELINE_INTERLEAVED " + InterleavedPhases.summary(rows, a: pipeline, b: versus, skipping: options.warmup,
+                                                               phase: Double(phaseMilliseconds) / 1000))
+} else {
+    print("PIPELINE_CPU {\"client\":\"fiber-\(pipeline)\",\"concurrency\":\(options.concurrency),"
+          + "\"requests\":\(sent),\"cpu_us_per_request\":\((cpuMicroseconds() - cpuBefore) / Double(max(sent, 1)))}")
+}
 
 await transport.shutdown()
 do {
