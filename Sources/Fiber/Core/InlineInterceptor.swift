@@ -79,11 +79,21 @@ final class CustomStep: Sendable {
 final class InlineChainNode: Sendable {
     let step: InlineStep
     let next: InlineNext
+    /// Whether the step is of a kind that ever passes a request on (Auth, Metrics and
+    /// custom steps never do): the others are not asked, and not retained to be asked.
+    private let asksToPassOn: Bool
 
     init(step: InlineStep, next: InlineNext) {
         self.step = step
         self.next = next
+        switch step {
+        case .auth, .metrics, .custom: asksToPassOn = false
+        case .retry, .rateLimit, .cache, .encryption, .logging: asksToPassOn = true
+        }
     }
+
+    /// The step's `passesOn`.
+    func passesOn(_ request: FiberRequest) -> Bool { asksToPassOn && step.passesOn(request) }
 }
 
 /// The rest of the pipeline below a step, called as `next(request)`: the next
@@ -139,7 +149,7 @@ struct InlineNext: Sendable {
     /// The rest of the pipeline from its first step that does not pass `request` on at once.
     private func firstStep(for request: FiberRequest) -> Rest {
         var rest = rest
-        while case .step(let node) = rest, node.step.passesOn(request) { rest = node.next.rest }
+        while case .step(let node) = rest, node.passesOn(request) { rest = node.next.rest }
         return rest
     }
 }
