@@ -39,15 +39,18 @@ actor TokenStore {
 
     @Test func everyRequestCarriesTheTokenOfItsTime() async throws {
         // The header value is remembered per token: a new token must never get the old value.
-        let tokens = Locked(["a", "b", "b", "a", "long-token-\(String(repeating: "x", count: 40))"])
+        // The third and fourth are one text in two Unicode forms (é, and e with a combining accent):
+        // equal as `String`s, and each must be sent as given.
+        let tokens = Locked(["a", "b", "caf\u{E9}", "cafe\u{301}", "long-token-\(String(repeating: "x", count: 40))"])
         let auth = AuthInterceptor(tokenProvider: { tokens.withLock { $0.removeFirst() } })
         let mock = MockTransport()
         mock.stubAll(.ok())
         let fiber = Fiber(baseURL: apiURL, interceptors: [auth], transport: mock)
         for _ in 0..<5 { _ = try await fiber.get("/secure") }
-        #expect(mock.requests.map { $0.value(forHTTPHeaderField: "Authorization") } == [
-            "Bearer a", "Bearer b", "Bearer b", "Bearer a", "Bearer long-token-" + String(repeating: "x", count: 40),
-        ])
+        let sent = mock.requests.map { Array(($0.value(forHTTPHeaderField: "Authorization") ?? "").utf8) }
+        let expected = ["Bearer a", "Bearer b", "Bearer caf\u{E9}", "Bearer cafe\u{301}",
+                        "Bearer long-token-" + String(repeating: "x", count: 40)].map { Array($0.utf8) }
+        #expect(sent == expected)
     }
 
     @Test func apiKeyHeaderWithoutPrefixAndNoTokenNoHeader() async throws {

@@ -63,5 +63,6 @@ import Testing
         }
         #expect(HTTPHeaders([("Connection", "keep-alive"), ("CONNECTION", "Close")]).containsToken("close", in: "connection"))
         #expect(!HTTPHeaders([("Connection", "closed")]).containsToken("close", in: "Connection"))
+        #expect(!HTTPHeaders([("Connection", "a,,b"), ("Connection", " , ")]).containsToken("", in: "Connection"))
     }
 }

@@ -19,7 +19,9 @@ protocol InlineInterceptor: Interceptor {
     /// Whether this step has done, here and now, all it has to do for `request`, and has
     /// nothing to do with its response: the chain then goes straight on to the next step
     /// and never enters `run`. (An async call costs a frame and its bookkeeping, more than
-    /// a built-in that logs to a logger that keeps nothing, say, does.)
+    /// a built-in that logs to a logger that keeps nothing, say, does.) It may do the
+    /// step's work (RateLimit takes its token here), so only the chain, about to send
+    /// `request` on, asks it.
     func passesOn(_ request: FiberRequest) -> Bool
 }
 

@@ -81,7 +81,9 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
     /// `headerPrefix + token`, made once per token.
     private func headerValue(for token: String) -> String {
         if headerPrefix.isEmpty { return token }
-        if let last = lastValue.withLock({ $0 }), last.token == token { return last.value }
+        // Byte for byte: `==` takes canonically equivalent text (é and e + ◌́) as equal,
+        // and the header must carry the very token the provider gave.
+        if let last = lastValue.withLock({ $0 }), last.token.utf8.elementsEqual(token.utf8) { return last.value }
         let value = headerPrefix + token
         lastValue.withLock { $0 = (token, value) }
         return value

@@ -3,8 +3,8 @@
 /// it as a `String` walked grapheme clusters, ten times the work, on every response.
 package enum FieldList {
     /// Calls `body` with each element of `value` (the bytes between commas, without the
-    /// spaces and tabs around them; empty ones included, but for a trailing one) until it
-    /// returns false. Returns whether every call returned true, or nil, without calling
+    /// spaces and tabs around them; empty ones included, but for nothing at all after a
+    /// final comma) until it returns false. Returns whether every call returned true, or nil, without calling
     /// `body`, when `value` is not ASCII: the caller then reads it as text, as before.
     @inlinable
     package static func forEachElement(of value: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {

@@ -86,6 +86,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// True when a comma-separated value of `name` contains `token` (any case): `Connection: keep-alive, Upgrade`.
     public func containsToken(_ token: String, in name: String) -> Bool {
+        guard !token.isEmpty else { return false }  // no list holds an empty token
         // In place (the transport asks this of every response's `Connection`): no array of values.
         for index in fields.indices where Self.sameName(fields[index].name, name) {
             let value = fields[index].value
