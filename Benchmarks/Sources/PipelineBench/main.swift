@@ -92,9 +92,9 @@ let bench = HTTPBench(client: "fiber-\(pipeline)\(versus.map { "-versus-\($0)" }
                       executor: group.loops[0]) {
     let n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
     let phase = phases.current
-    let response = try await fibers[phase].send(base.query("n", String(n)))
+    let response = try await fibers[phases.client(of: phase)].send(base.query("n", String(n)))
     guard response.statusCode == 200 else { throw PipelineBenchError.status(response.statusCode) }
-    phases.count(phase)
+    phases.complete(phase)
     return response.data.count
 }
 // CPU time per request (user + system, the whole process, every request the run sent):
@@ -111,9 +111,10 @@ let turns = versus == nil ? nil : Task.detached { await phases.alternate(every: 
 await bench.run()
 phases.stop()
 let sent = counter.load(ordering: .relaxed)
-if let versus, let rows = await turns?.value {
-    print("PIPELINE_INTERLEAVED " + InterleavedPhases.summary(rows, a: pipeline, b: versus, skipping: options.warmup,
-                                                               phase: Double(phaseMilliseconds) / 1000))
+if let versus, let boundaries = await turns?.value {
+    // The timed run: after the warm-up, for `seconds` (the controller started with the warm-up).
+    let measured = options.warmup...(options.warmup + options.seconds)
+    print("PIPELINE_INTERLEAVED " + phases.summary(boundaries, a: pipeline, b: versus, measured: measured))
 } else {
     print("PIPELINE_CPU {\"client\":\"fiber-\(pipeline)\",\"concurrency\":\(options.concurrency),"
           + "\"requests\":\(sent),\"cpu_us_per_request\":\((cpuMicroseconds() - cpuBefore) / Double(max(sent, 1)))}")
