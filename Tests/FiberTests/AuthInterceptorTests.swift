@@ -127,4 +127,26 @@ actor TokenStore {
         #expect(auth.refreshCount == 1)
         #expect(mock.requests.count <= 2000)
     }
+
+    /// A provider written in place (inferred `nonisolated(nonsending)`) runs on the loop that
+    /// runs the pipeline; a provider that is a concurrent function converts and gives its token.
+    @Test func providersWrittenInPlaceOrPassedAsFunctions() async throws {
+        try await withLiveServer { server, transport in
+            server.route("/me") { request in .ok(request.header("Authorization") ?? "none") }
+            let onLoop = Locked<[Bool]>([])
+            let inPlace = AuthInterceptor(tokenProvider: {
+                onLoop.withLock { $0.append(EventLoop.current != nil) }
+                return "in-place"
+            })
+            let base = URL(string: server.baseURL)!
+            let first = try await Fiber(baseURL: base, interceptors: [inPlace], transport: transport).get("/me")
+            #expect(first.text == "Bearer in-place")
+            #expect(onLoop.withLock { $0 } == [true])
+
+            let concurrent: @Sendable () async -> String? = { "converted" }
+            let converted = AuthInterceptor(tokenProvider: concurrent)
+            let second = try await Fiber(baseURL: base, interceptors: [converted], transport: transport).get("/me")
+            #expect(second.text == "Bearer converted")
+        }
+    }
 }

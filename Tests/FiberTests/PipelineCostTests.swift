@@ -35,6 +35,14 @@ import Testing
         ]
         // Every one-byte change of a valid date.
         inputs += everyOneByteChange(of: "Sun, 06 Nov 1994 08:49:37 GMT", using: "0123456789 :,-ADGMNTSuvnox\t\u{7F}")
+        // Every month, in every case, and a near miss of each.
+        for month in ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] {
+            for spelling in [month, month.uppercased(), month.lowercased()] {
+                #expect(HTTPDate.fixedLayout("Sun, 06 \(spelling) 1994 08:49:37 GMT") != nil, "\(spelling)")
+                inputs.append("Sun, 06 \(spelling) 1994 08:49:37 GMT")
+            }
+            #expect(HTTPDate.fixedLayout("Sun, 06 \(month.dropLast())q 1994 08:49:37 GMT") == nil)
+        }
         for seconds in stride(from: -5_000_000_000, to: 5_000_000_000, by: 123_456_789) {
             inputs.append(imfFixdate(seconds))
         }

@@ -3,8 +3,6 @@ import Foundation
 /// RFC 9110's preferred date format (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), parsed without a formatter.
 enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    /// The months' three lower-case letters as one number each, for the fixed layout.
-    private static let monthCodes: [UInt32] = months.map { $0.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
 
     /// The date, or nil if `text` is not an IMF-fixdate.
     static func parse(_ text: String) -> Date? {
@@ -21,27 +19,44 @@ enum HTTPDate {
         // In place (a native string's bytes are contiguous), without the copy `withUTF8` needs.
         text.utf8.withContiguousStorageIfAvailable { bytes -> Date? in
             guard bytes.count == 29 else { return nil }
-            func byte(_ i: Int, is expected: Unicode.Scalar) -> Bool { bytes[i] == UInt8(ascii: expected) }
-            func letter(_ i: Int) -> Bool { (bytes[i] | 0x20) >= 0x61 && (bytes[i] | 0x20) <= 0x7A }
-            func number(_ range: Range<Int>) -> Int? {
-                var value = 0
-                for i in range {
-                    guard bytes[i] >= 0x30, bytes[i] <= 0x39 else { return nil }
-                    value = value * 10 + Int(bytes[i] - 0x30)
-                }
-                return value
-            }
-            guard letter(0), letter(1), letter(2), byte(3, is: ","), byte(4, is: " "), byte(7, is: " "),
-                  letter(8), letter(9), letter(10), byte(11, is: " "), byte(16, is: " "), byte(19, is: ":"),
-                  byte(22, is: ":"), byte(25, is: " "), byte(26, is: "G"), byte(27, is: "M"), byte(28, is: "T"),
-                  let day = number(5..<7), let year = number(12..<16),
-                  let hour = number(17..<19), let minute = number(20..<22), let second = number(23..<25) else {
-                return nil
-            }
-            let code = UInt32(bytes[8] | 0x20) << 16 | UInt32(bytes[9] | 0x20) << 8 | UInt32(bytes[10] | 0x20)
-            guard let month = monthCodes.firstIndex(of: code) else { return nil }
-            return date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            // Digits are read unchecked and checked together below: one pass, no call per field.
+            @inline(__always) func digit(_ i: Int) -> UInt { UInt(bytes[i]) &- 0x30 }
+            @inline(__always) func isLetter(_ i: Int) -> Bool { (bytes[i] | 0x20) &- 0x61 < 26 }
+            guard isLetter(0), isLetter(1), isLetter(2), isLetter(8), isLetter(9), isLetter(10),
+                  bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "), bytes[7] == UInt8(ascii: " "),
+                  bytes[11] == UInt8(ascii: " "), bytes[16] == UInt8(ascii: " "), bytes[19] == UInt8(ascii: ":"),
+                  bytes[22] == UInt8(ascii: ":"), bytes[25] == UInt8(ascii: " "), bytes[26] == UInt8(ascii: "G"),
+                  bytes[27] == UInt8(ascii: "M"), bytes[28] == UInt8(ascii: "T") else { return nil }
+            let digits = (digit(5), digit(6), digit(12), digit(13), digit(14), digit(15), digit(17), digit(18),
+                          digit(20), digit(21), digit(23), digit(24))
+            // A byte below "0" wraps around to a huge value: one comparison per digit.
+            guard digits.0 < 10, digits.1 < 10, digits.2 < 10, digits.3 < 10, digits.4 < 10, digits.5 < 10,
+                  digits.6 < 10, digits.7 < 10, digits.8 < 10, digits.9 < 10, digits.10 < 10, digits.11 < 10,
+                  let month = month(UInt32(bytes[8] | 0x20) << 16 | UInt32(bytes[9] | 0x20) << 8 | UInt32(bytes[10] | 0x20))
+            else { return nil }
+            return date(year: Int(digits.2 * 1000 + digits.3 * 100 + digits.4 * 10 + digits.5), month: month,
+                        day: Int(digits.0 * 10 + digits.1), hour: Int(digits.6 * 10 + digits.7),
+                        minute: Int(digits.8 * 10 + digits.9), second: Int(digits.10 * 10 + digits.11))
         } ?? nil
+    }
+
+    /// The month (from 0) of its three lower-case letters packed into one number.
+    private static func month(_ code: UInt32) -> Int? {
+        switch code {
+        case 0x6A_616E: 0  // jan
+        case 0x66_6562: 1  // feb
+        case 0x6D_6172: 2  // mar
+        case 0x61_7072: 3  // apr
+        case 0x6D_6179: 4  // may
+        case 0x6A_756E: 5  // jun
+        case 0x6A_756C: 6  // jul
+        case 0x61_7567: 7  // aug
+        case 0x73_6570: 8  // sep
+        case 0x6F_6374: 9  // oct
+        case 0x6E_6F76: 10  // nov
+        case 0x64_6563: 11  // dec
+        default: nil
+        }
     }
 
     /// Space-separated fields, surrounding whitespace ignored.

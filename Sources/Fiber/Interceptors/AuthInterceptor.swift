@@ -15,7 +15,13 @@ import FiberRuntime
 /// ```
 public final class AuthInterceptor: Interceptor, InlineInterceptor {
     public let name = "auth"
-    private let tokenProvider: @Sendable () async -> String?
+
+    /// What gives the current token. `nonisolated(nonsending)`: it runs on the caller's
+    /// executor, so that a provider that only reads a stored token costs no executor
+    /// switch each way on every request (a closure literal is inferred so; any other
+    /// `@Sendable` async function converts, and switches as before).
+    public typealias TokenProvider = nonisolated(nonsending) @Sendable () async -> String?
+    private let tokenProvider: TokenProvider
     private let tokenRefresher: (@Sendable () async throws -> Void)?
     private let headerName: String
     private let headerPrefix: String
@@ -34,7 +40,7 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
     ///   - headerPrefix: written before the token (`"Bearer "`; `""` for API keys).
     ///   - isUnauthorized: which responses mean the token must be refreshed.
     public init(
-        tokenProvider: @escaping @Sendable () async -> String?,
+        tokenProvider: @escaping TokenProvider,
         tokenRefresher: (@Sendable () async throws -> Void)? = nil,
         headerName: String = "Authorization",
         headerPrefix: String = "Bearer ",
@@ -83,7 +89,7 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
         if headerPrefix.isEmpty { return token }
         // Byte for byte: `==` takes canonically equivalent text (é and e + ◌́) as equal,
         // and the header must carry the very token the provider gave.
-        if let last = lastValue.withLock({ $0 }), last.token.utf8.elementsEqual(token.utf8) { return last.value }
+        if let last = lastValue.withLock({ $0 }), last.token.hasSameBytes(as: token) { return last.value }
         let value = headerPrefix + token
         lastValue.withLock { $0 = (token, value) }
         return value
@@ -126,5 +132,22 @@ final class RefreshGate: Sendable {
             return task
         }
         try await task?.value
+    }
+}
+
+extension String {
+    /// True when both strings hold the same UTF-8 bytes. Over contiguous storage (a native
+    /// or small string is): the generic walk over two `UTF8View`s cost 70 ns a request
+    /// (and `elementsEqual` over two buffers, 30).
+    fileprivate func hasSameBytes(as other: String) -> Bool {
+        let count = utf8.count
+        guard count == other.utf8.count else { return false }
+        let compared = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                for i in 0..<count where a[i] != b[i] { return false }
+                return true
+            }
+        }
+        return compared.flatMap { $0 } ?? utf8.elementsEqual(other.utf8)
     }
 }
