@@ -124,9 +124,11 @@ struct InlineNext: Sendable {
     @inline(__always)
     nonisolated(nonsending) func callAsFunction(_ request: FiberRequest) async throws -> FiberResponse {
         switch firstStep(for: request) {
-        case .body(let end):
+        case .end(let end):
+            unowned(unsafe) let end = end.takeUnretainedValue()
             return try await end.body(request)
-        case .step(let node):
+        case .step(let found):
+            unowned(unsafe) let node = found.takeUnretainedValue()
             switch node.step {
             case .auth(let step): return try await step.run(request, next: node.next)
             case .retry(let step): return try await step.run(request, next: node.next)
@@ -140,11 +142,31 @@ struct InlineNext: Sendable {
         }
     }
 
+    /// What `callAsFunction` goes to: a step, or the end.
+    private enum Target {
+        case step(Unmanaged<InlineChainNode>)
+        case end(Unmanaged<PipelineEnd>)
+    }
+
     /// The rest of the pipeline from its first step that does not pass `request` on at once.
-    private func firstStep(for request: FiberRequest) -> Rest {
-        var rest = rest
-        while case .step(let node) = rest, node.passesOn(request) { rest = node.next.rest }
+    ///
+    /// Unretained: `self` holds the first node, each node the next, and the chain is
+    /// immutable, so every node stays alive for as long as `callAsFunction` runs (an async
+    /// method's `self` is held by its caller until it returns). Walked and dispatched
+    /// through strong references, every step retained and released its node and the rest.
+    private func firstStep(for request: FiberRequest) -> Target {
+        var rest = Self.target(of: self.rest)
+        while case .step(let node) = rest, node._withUnsafeGuaranteedRef({ $0.passesOn(request) }) {
+            rest = node._withUnsafeGuaranteedRef { Self.target(of: $0.next.rest) }
+        }
         return rest
+    }
+
+    private static func target(of rest: borrowing Rest) -> Target {
+        switch rest {
+        case .step(let node): .step(.passUnretained(node))
+        case .body(let end): .end(.passUnretained(end))
+        }
     }
 }
 

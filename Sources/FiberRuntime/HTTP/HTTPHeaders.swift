@@ -59,7 +59,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Every value of `name` (any case), in order.
-    public func values(name: String) -> [String] { fields.filter { Self.sameName($0.name, name) }.map(\.value) }
+    public func values(name: String) -> [String] {
+        // By index, as `first(name:)`: `filter` handed each field to its closure, retaining both strings.
+        var values: [String] = []
+        for index in fields.indices where Self.sameName(fields[index].name, name) { values.append(fields[index].value) }
+        return values
+    }
 
     /// True when some field is named `name` (any case).
     public func contains(name: String) -> Bool {
