@@ -128,8 +128,8 @@ actor TokenStore {
         #expect(mock.requests.count <= 2000)
     }
 
-    /// A provider written in place (inferred `nonisolated(nonsending)`) runs on the loop that
-    /// runs the pipeline; a provider that is a concurrent function converts and gives its token.
+    /// Over the real transport the provider runs on the loop that carries the request
+    /// (the task prefers it: no thread switch), whether written in place or stored.
     @Test func providersWrittenInPlaceOrPassedAsFunctions() async throws {
         try await withLiveServer { server, transport in
             server.route("/me") { request in .ok(request.header("Authorization") ?? "none") }

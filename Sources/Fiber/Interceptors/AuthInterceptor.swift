@@ -15,13 +15,7 @@ import FiberRuntime
 /// ```
 public final class AuthInterceptor: Interceptor, InlineInterceptor {
     public let name = "auth"
-
-    /// What gives the current token. `nonisolated(nonsending)`: it runs on the caller's
-    /// executor, so that a provider that only reads a stored token costs no executor
-    /// switch each way on every request (a closure literal is inferred so; any other
-    /// `@Sendable` async function converts, and switches as before).
-    public typealias TokenProvider = nonisolated(nonsending) @Sendable () async -> String?
-    private let tokenProvider: TokenProvider
+    private let tokenProvider: @Sendable () async -> String?
     private let tokenRefresher: (@Sendable () async throws -> Void)?
     private let headerName: String
     private let headerPrefix: String
@@ -40,7 +34,7 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
     ///   - headerPrefix: written before the token (`"Bearer "`; `""` for API keys).
     ///   - isUnauthorized: which responses mean the token must be refreshed.
     public init(
-        tokenProvider: @escaping TokenProvider,
+        tokenProvider: @escaping @Sendable () async -> String?,
         tokenRefresher: (@Sendable () async throws -> Void)? = nil,
         headerName: String = "Authorization",
         headerPrefix: String = "Bearer ",
