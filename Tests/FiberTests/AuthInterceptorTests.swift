@@ -41,15 +41,18 @@ actor TokenStore {
         // The header value is remembered per token: a new token must never get the old value.
         // The third and fourth are one text in two Unicode forms (é, and e with a combining accent):
         // equal as `String`s, and each must be sent as given.
-        let tokens = Locked(["a", "b", "caf\u{E9}", "cafe\u{301}", "long-token-\(String(repeating: "x", count: 40))"])
+        // The fifth and sixth are also equal as `String`s and of one length in bytes (5), with
+        // different bytes; the last two differ in their last byte only.
+        let long = "long-token-" + String(repeating: "x", count: 40)
+        let tokens = Locked(["a", "b", "caf\u{E9}", "cafe\u{301}", "\u{1E0B}\u{323}", "\u{1E0D}\u{307}", long + "1", long + "2"])
         let auth = AuthInterceptor(tokenProvider: { tokens.withLock { $0.removeFirst() } })
         let mock = MockTransport()
         mock.stubAll(.ok())
         let fiber = Fiber(baseURL: apiURL, interceptors: [auth], transport: mock)
-        for _ in 0..<5 { _ = try await fiber.get("/secure") }
+        for _ in 0..<8 { _ = try await fiber.get("/secure") }
         let sent = mock.requests.map { Array(($0.value(forHTTPHeaderField: "Authorization") ?? "").utf8) }
-        let expected = ["Bearer a", "Bearer b", "Bearer caf\u{E9}", "Bearer cafe\u{301}",
-                        "Bearer long-token-" + String(repeating: "x", count: 40)].map { Array($0.utf8) }
+        let expected = ["Bearer a", "Bearer b", "Bearer caf\u{E9}", "Bearer cafe\u{301}", "Bearer \u{1E0B}\u{323}",
+                        "Bearer \u{1E0D}\u{307}", "Bearer " + long + "1", "Bearer " + long + "2"].map { Array($0.utf8) }
         #expect(sent == expected)
     }
 
@@ -130,7 +133,7 @@ actor TokenStore {
 
     /// Over the real transport the provider runs on the loop that carries the request
     /// (the task prefers it: no thread switch), whether written in place or stored.
-    @Test func providersWrittenInPlaceOrPassedAsFunctions() async throws {
+    @Test func providersRunOnTheRequestsLoop() async throws {
         try await withLiveServer { server, transport in
             server.route("/me") { request in .ok(request.header("Authorization") ?? "none") }
             let onLoop = Locked<[Bool]>([])
@@ -141,12 +144,15 @@ actor TokenStore {
             let base = URL(string: server.baseURL)!
             let first = try await Fiber(baseURL: base, interceptors: [inPlace], transport: transport).get("/me")
             #expect(first.text == "Bearer in-place")
-            #expect(onLoop.withLock { $0 } == [true])
 
-            let concurrent: @Sendable () async -> String? = { "converted" }
-            let converted = AuthInterceptor(tokenProvider: concurrent)
-            let second = try await Fiber(baseURL: base, interceptors: [converted], transport: transport).get("/me")
-            #expect(second.text == "Bearer converted")
+            let stored: @Sendable () async -> String? = {
+                onLoop.withLock { $0.append(EventLoop.current != nil) }
+                return "stored"
+            }
+            let second = try await Fiber(baseURL: base, interceptors: [AuthInterceptor(tokenProvider: stored)],
+                                         transport: transport).get("/me")
+            #expect(second.text == "Bearer stored")
+            #expect(onLoop.withLock { $0 } == [true, true])
         }
     }
 }

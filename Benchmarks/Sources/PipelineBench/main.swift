@@ -47,6 +47,10 @@ if let i = arguments.firstIndex(of: "--phase-ms"), i + 1 < arguments.count, let 
     phaseMilliseconds = ms
     arguments.removeSubrange(i...(i + 1))
 }
+// `--print-phases` (with `--versus`): also prints every phase boundary, in CLOCK_MONOTONIC
+// nanoseconds, so that `Scripts/profile-pipeline` can split a profile's samples by phase.
+let printsPhases = arguments.contains("--print-phases")
+arguments.removeAll { $0 == "--print-phases" }
 let names = ["auth", "retry", "rateLimit", "cache", "encryption", "logging", "metrics"]
 // `--pipeline auth,cache` keeps several of the seven (in the recommended order).
 func interceptors(for pipeline: String) -> [any Interceptor] {
@@ -112,6 +116,7 @@ await bench.run()
 phases.stop()
 let sent = counter.load(ordering: .relaxed)
 if let versus, let boundaries = await turns?.value {
+    if printsPhases { print("PIPELINE_PHASES " + boundaries.map { String($0.wallNanoseconds) }.joined(separator: " ")) }
     // The timed run: after the warm-up, for `seconds` (the controller started with the warm-up).
     let measured = options.warmup...(options.warmup + options.seconds)
     print("PIPELINE_INTERLEAVED " + phases.summary(boundaries, a: pipeline, b: versus, measured: measured))

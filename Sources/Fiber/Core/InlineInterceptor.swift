@@ -69,6 +69,10 @@ final class CustomStep: Sendable {
 
 /// A step of a chain and what follows it, made once per client. Each node holds
 /// only its successors, so a custom step's `next` closure makes no cycle.
+///
+/// Immutable, and it must stay so: `InlineNext.callAsFunction` walks the chain
+/// through unretained references, safe only because no node, step or end is ever
+/// replaced while a request may be on its way through it.
 final class InlineChainNode: Sendable {
     let step: InlineStep
     let next: InlineNext
@@ -102,6 +106,7 @@ struct InlineNext: Sendable {
         case body(PipelineEnd)
     }
 
+    /// A `let` (see `InlineChainNode`): `callAsFunction` reads the chain through it unretained.
     private let rest: Rest
 
     /// The rest of the pipeline as a function. (An allocation: a client's chain makes
@@ -171,6 +176,7 @@ struct InlineNext: Sendable {
 }
 
 /// The function at the end of a chain (or the `next` a caller of `intercept` passed).
+/// Immutable, as `InlineChainNode` is, for the same reason.
 final class PipelineEnd: Sendable {
     let body: InlineNext.Body
 
