@@ -82,7 +82,7 @@ public struct Bench: AsyncParsableCommand {
         let live = !json && out.isTerminal
         let report = await test.run(on: group, progress: { progress in
             guard live else { return }
-            let elapsed = Double(progress.elapsed.components.seconds) + Double(progress.elapsed.components.attoseconds) / 1e18
+            let elapsed = progress.elapsed.seconds
             out.error(String(format: "\r  %5.1f s  %9.0f req/s  %d done  %d errors   ", elapsed, progress.recentRate,
                              progress.completed, progress.failed))
         }) {

@@ -1,3 +1,4 @@
+import FiberRuntime
 import Foundation
 import Histogram
 
@@ -58,8 +59,7 @@ public struct LoadReport: Sendable, Codable {
         errors = recorder.errors
         statuses = recorder.statuses
         bytes = recorder.bytes
-        let (s, atto) = elapsed.components
-        seconds = Double(s) + Double(atto) / 1e18
+        seconds = elapsed.seconds
         requestsPerSecond = seconds > 0 ? Double(recorder.succeeded) / seconds : 0
         latency = Percentiles(recorder.latency)
         phases = Dictionary(uniqueKeysWithValues: recorder.phases.map { ($0.key.rawValue, Percentiles($0.value)) })

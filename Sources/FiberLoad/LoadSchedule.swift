@@ -1,3 +1,5 @@
+import FiberRuntime
+
 /// When a load test sends its requests.
 ///
 /// - `closedLoop`: a fixed number of workers, each sending its next request
@@ -42,7 +44,7 @@ public enum LoadSchedule: Sendable, Hashable {
             guard rate > 0 else { return nil }
             return .seconds(n / rate)
         case .ramp(let from, let to, let over, _):
-            let span = Double(over.components.seconds) + Double(over.components.attoseconds) / 1e18
+            let span = over.seconds
             // Requests sent by time t during the ramp: from·t + (to − from)·t² / (2·span).
             let sentDuringRamp = (from + to) / 2 * span
             guard span > 0, n < sentDuringRamp else {
