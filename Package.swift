@@ -54,7 +54,7 @@ let package = Package(
             name: "FiberWebSocket",
             dependencies: ["FiberRuntime", "Fiber", "CZlib", "COpenSSL", .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket"]),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket", "CZlib"]),
         // The load generator behind `fiber bench`, for users' own harnesses.
         .target(name: "FiberLoad", dependencies: [
             "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -38,7 +38,12 @@ public struct TestCertificates: Sendable {
     public static let passphrase = "fiber-test-passphrase"
 
     /// The script failed (is Python's `cryptography` installed?).
-    public struct GenerationError: Error, CustomStringConvertible { public let description: String }
+    public struct GenerationError: Error, CustomStringConvertible {
+        /// What failed, with the generator's output.
+        public let description: String
+        /// An error that says `description`.
+        public init(description: String) { self.description = description }
+    }
 
     /// The process's certificates, made on first use.
     ///

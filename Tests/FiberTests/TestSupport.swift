@@ -49,11 +49,13 @@ final class Counter: Sendable {
 /// A real loopback server and a client whose transport is the runtime's HTTP
 /// client on a private group; everything is shut down afterwards.
 func withLiveServer<T>(
+    configure: (inout HTTPClient.Configuration) -> Void = { _ in },
     _ body: (TestHTTPServer, HTTPTransport) async throws -> T
 ) async throws -> T {
     let group = EventLoopGroup(loopCount: 1, name: "fiber-api-test")
     var configuration = HTTPClient.Configuration()
     configuration.readIdleTimeout = .seconds(10)
+    configure(&configuration)
     let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
     let server = try await TestHTTPServer.start(on: group.loops[0])
     do {

@@ -51,8 +51,15 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
             nextChunk = { try await iterator.next().map(convert) }
         }
 
-        /// - Throws: the transport's failure mid-body.
-        public mutating func next() async throws -> Data? { try await nextChunk() }
+        /// - Throws: `FiberError`: the transport's failure mid-body, mapped as
+        ///   every other transport failure is (`FiberError.init(transportFailure:)`).
+        public mutating func next() async throws -> Data? {
+            do {
+                return try await nextChunk()
+            } catch {
+                throw FiberError(transportFailure: error)
+            }
+        }
     }
 
     private struct SingleChunk: AsyncSequence, Sendable {

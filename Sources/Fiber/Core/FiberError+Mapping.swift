@@ -7,7 +7,7 @@ extension FiberError {
     /// | --- | --- |
     /// | `FiberError` | itself |
     /// | `CancellationError`, `HTTPClientError.cancelled` | `.cancelled` |
-    /// | `HTTPClientError` `.deadlineExceeded`, `.readTimeout` | `.timeout` |
+    /// | `HTTPClientError` `.deadlineExceeded`, `.readTimeout`, `.responseHeadTimeout` | `.timeout` |
     /// | `HTTPClientError` `.invalidURL` | `.invalidURL` (the URL) |
     /// | any other `HTTPClientError`, `TransportError`, other errors | `.networkError`, the error intact |
     ///
@@ -24,7 +24,7 @@ extension FiberError {
         case let error as HTTPClientError:
             switch error.kind {
             case .cancelled: self = .cancelled
-            case .deadlineExceeded, .readTimeout: self = .timeout
+            case .deadlineExceeded, .readTimeout, .responseHeadTimeout: self = .timeout
             case .invalidURL: self = .invalidURL(error.url ?? error.description)
             default: self = .networkError(underlying: error)
             }

@@ -37,7 +37,10 @@ actor HTTP1Connection: LoopIsolated {
     }
 
     enum BodyMode {
-        case collect(maxBytes: Int)
+        /// The body is collected into memory, at most `maxBytes` read from the
+        /// wire; a body in a content coding the client reads is inflated as it
+        /// arrives, within `inflating`'s limits (nil: left as it came).
+        case collect(maxBytes: Int, inflating: Inflater.Limits?)
         case stream(lowWatermark: Int, highWatermark: Int)
     }
 
@@ -69,11 +72,11 @@ actor HTTP1Connection: LoopIsolated {
     /// an exchange on it from the pool without a hop to this actor.
     ///
     /// - Throws: `HTTPClientError` if the connection is already closed.
-    func begin(_ request: PreparedRequest, mode: BodyMode, readIdleTimeout: Duration?, deadline: ContinuousClock.Instant?,
+    func begin(_ request: PreparedRequest, mode: BodyMode, bounds: ExchangeBounds,
                start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> Exchange {
         if let closedReason { throw closedReason }
         precondition(exchange == nil, "one exchange at a time")
-        let exchange = Exchange(request: request, mode: mode, start: start, timing: timing)
+        let exchange = Exchange(request: request, mode: mode, bounds: bounds, start: start, timing: timing)
         exchange.timing.reusedConnection = completedExchanges > 0
         self.exchange = exchange
         parser.expectsNoBody = request.method == "HEAD"
@@ -84,13 +87,14 @@ actor HTTP1Connection: LoopIsolated {
                 self?.assumeIsolated { $0.setReading(reading, for: exchange) }
             }
         }
-        if let readIdleTimeout { armReadTimer(readIdleTimeout) }
-        if let deadline { armDeadline(deadline) }
+        if let deadline = bounds.deadline { armDeadline(deadline) }
         switch request.body {
         case nil: sendNow(CollectionOfOne(request.head), request, in: exchange)
         case .bytes(let bytes)?: sendNow([request.head, bytes], request, in: exchange)
         case .stream?, .file?: break
         }
+        // A request sent at once has set the timer for its head already.
+        if exchange.headDeadline == nil { restartReadTimer(for: exchange) }
         return exchange
     }
 
@@ -188,7 +192,13 @@ actor HTTP1Connection: LoopIsolated {
         // Sent whole even if the answer came first (it may, while the last read of a file finds its end).
         exchange.requestSent = whole
         exchange.wroteAnything = true
-        if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = .now - exchange.start }
+        let now = ContinuousClock.now
+        if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = now - exchange.start }
+        // The head deadline runs from here: a large upload's time is not the server's.
+        if exchange.head == nil, let headTimeout = exchange.bounds.responseHead {
+            exchange.headDeadline = now + headTimeout
+            restartReadTimer(for: exchange, now: now)
+        }
         if case .bytes(let bytes)? = request.body { request.uploadProgress?(bytes.count, bytes.count) }
         exchange.sendDone = true
         if self.exchange === exchange, exchange.responseDone { finish(exchange) }
@@ -254,8 +264,9 @@ actor HTTP1Connection: LoopIsolated {
                 fail(HTTPClientError(.malformedResponse, "\(bytes.count) unexpected bytes on an idle connection"))
                 return
             }
-            if let timeout = exchange.readIdleTimeout { armReadTimer(timeout) }
             receive(bytes, in: exchange)
+            // After the bytes are read: a response they completed needs no timer, and a head they brought ends the head deadline.
+            restartReadTimer(for: exchange)
         case .end:
             guard let exchange else {
                 fail(HTTPClientError(.connectionClosed, "closed by the server while idle"))
@@ -303,7 +314,7 @@ actor HTTP1Connection: LoopIsolated {
                 complete(exchange)
                 return
             case .upgraded:
-                fail(HTTPClientError(.unsupported, "the server switched protocols (101) on a plain request"))
+                fail(HTTPClientError(.malformedResponse, "the server switched protocols (101) though the request asked for no upgrade"))
                 return
             }
         }
@@ -312,15 +323,30 @@ actor HTTP1Connection: LoopIsolated {
     private func handle(_ event: HTTP1Parser.Event, bytes: UnsafeRawBufferPointer, in exchange: Exchange) throws {
         switch event {
         case .head(let head):
-            if (100..<200).contains(head.status), head.status != 101 {
+            if head.status == 101 {
+                // This client never asks to switch: a 101 leaves the connection in a protocol it cannot read.
+                throw HTTPClientError(.malformedResponse, "the server switched protocols (101) though the request asked for no upgrade")
+            }
+            if (100..<200).contains(head.status) {
+                exchange.interimResponses += 1
+                if exchange.interimResponses > exchange.bounds.maxInterimResponses {
+                    throw HTTPClientError(.malformedResponse, "more than \(exchange.bounds.maxInterimResponses) interim (1xx) responses")
+                }
                 exchange.interim = true
                 return
             }
             exchange.head = head
             exchange.keepAlive = head.keepAlive
-            exchange.expectedLength = head.contentLength
-            if case .collect(let max) = exchange.mode, let length = head.contentLength, length > max {
-                throw HTTPClientError(.bodyTooLarge, "Content-Length \(length) is over the limit of \(max) bytes")
+            if !head.hasNoBody {
+                exchange.expectedLength = head.contentLength
+                if case .collect(let max, let limits) = exchange.mode {
+                    if let length = head.contentLength, length > max {
+                        throw HTTPClientError(.bodyTooLarge, "Content-Length \(length) is over the limit of \(max) bytes")
+                    }
+                    if let limits, let coding = Inflater.coding(of: head.headers) {
+                        exchange.inflater = try Inflater(encoding: coding, limits: limits)
+                    }
+                }
             }
             if let buffer = exchange.bodyBuffer {
                 let lifetime = HTTPResponseBody.Lifetime { [weak self, loop] in
@@ -335,16 +361,20 @@ actor HTTP1Connection: LoopIsolated {
             let part = UnsafeRawBufferPointer(rebasing: bytes[range])
             exchange.received += part.count
             switch exchange.mode {
-            case .collect(let max):
+            case .collect(let max, _):
                 if exchange.received > max { throw HTTPClientError(.bodyTooLarge, "more than \(max) bytes") }
-                exchange.body.append(contentsOf: part)
+                if let inflater = exchange.inflater {
+                    try inflater.inflate(part, into: &exchange.body)
+                } else {
+                    exchange.body.append(contentsOf: part)
+                }
             case .stream:
                 nonisolated(unsafe) let part = part
                 exchange.bodyBuffer?.assumeIsolated { $0.push(part) }
             }
             exchange.request.downloadProgress?(exchange.received, exchange.expectedLength)
         case .end:
-            break
+            if !exchange.interim { try exchange.inflater?.finish() }
         }
     }
 
@@ -380,7 +410,7 @@ actor HTTP1Connection: LoopIsolated {
         exchange.readingPaused = !reading
         if reading {
             stream.assumeIsolated { $0.resumeReading() }
-            if let timeout = exchange.readIdleTimeout { readTimer?.restart(after: timeout) }
+            restartReadTimer(for: exchange)
         } else {
             stream.assumeIsolated { $0.pauseReading() }
             readTimer?.stop()
@@ -434,17 +464,37 @@ actor HTTP1Connection: LoopIsolated {
         }
     }
 
-    private func armReadTimer(_ timeout: Duration) {
+    /// One timer serves the read-idle timeout and, until the final head
+    /// arrives, the head deadline: it is set for whichever comes first.
+    private func restartReadTimer(for exchange: Exchange, now: ContinuousClock.Instant? = nil) {
+        guard self.exchange === exchange, !exchange.responseDone, !exchange.readingPaused else { return }
+        var due = exchange.bounds.readIdle
+        exchange.readTimerIsHeadDeadline = false
+        if exchange.head == nil, let headDeadline = exchange.headDeadline {
+            let left = headDeadline - (now ?? .now)
+            if due.map({ left <= $0 }) ?? true {
+                due = left
+                exchange.readTimerIsHeadDeadline = true
+            }
+        }
+        guard let due else {
+            readTimer?.stop()
+            return
+        }
         if readTimer == nil {
             readTimer = try? LoopTimer(on: loop)
             readTimer?.setAction { [weak self] in
                 self?.assumeIsolated { me in
-                    me.fail(HTTPClientError(.readTimeout, "no bytes for \(me.exchange?.readIdleTimeout ?? .zero)"))
+                    guard let exchange = me.exchange else { return }
+                    if exchange.readTimerIsHeadDeadline {
+                        me.fail(HTTPClientError(.responseHeadTimeout, "no response head within \(exchange.bounds.responseHead ?? .zero) of sending the request"))
+                    } else {
+                        me.fail(HTTPClientError(.readTimeout, "no bytes for \(exchange.bounds.readIdle ?? .zero)"))
+                    }
                 }
             }
         }
-        exchange?.readIdleTimeout = timeout
-        readTimer?.restart(after: timeout)
+        readTimer?.restart(after: max(due, .zero))
     }
 }
 
@@ -454,6 +504,7 @@ final class Exchange: @unchecked Sendable {
     // (the sending child task runs isolated to that same connection).
     let request: PreparedRequest
     let mode: HTTP1Connection.BodyMode
+    let bounds: ExchangeBounds
     let start: ContinuousClock.Instant
     let response = OnceContinuation<HTTP1Connection.Response>()
     var timing: RequestTiming
@@ -469,11 +520,20 @@ final class Exchange: @unchecked Sendable {
     var sendDone = false
     var responseDone = false
     var readingPaused = false
-    var readIdleTimeout: Duration?
+    /// Interim (1xx) responses seen so far.
+    var interimResponses = 0
+    /// When the final head is due, once the request is sent whole.
+    var headDeadline: ContinuousClock.Instant?
+    /// The read timer is set for the head deadline, not the read-idle timeout.
+    var readTimerIsHeadDeadline = false
+    /// Inflates a collected body as it arrives.
+    var inflater: Inflater?
 
-    init(request: PreparedRequest, mode: HTTP1Connection.BodyMode, start: ContinuousClock.Instant, timing: RequestTiming) {
+    init(request: PreparedRequest, mode: HTTP1Connection.BodyMode, bounds: ExchangeBounds, start: ContinuousClock.Instant,
+         timing: RequestTiming) {
         self.request = request
         self.mode = mode
+        self.bounds = bounds
         self.start = start
         self.timing = timing
     }

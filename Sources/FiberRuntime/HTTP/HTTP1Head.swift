@@ -16,6 +16,10 @@ public struct HTTP1Head: Sendable, Hashable {
     public var keepAlive = true
     /// `Content-Length`, when the message declared one.
     public var contentLength: Int?
+    /// The message ends with its head whatever its fields say (a response to
+    /// HEAD, a 1xx, 204 or 304): its `contentLength`, if any, describes the
+    /// representation, not bytes that follow.
+    package var hasNoBody = false
 
     public static func == (a: HTTP1Head, b: HTTP1Head) -> Bool {
         a.status == b.status && a.reason == b.reason && a.method == b.method && a.target == b.target

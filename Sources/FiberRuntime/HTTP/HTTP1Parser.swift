@@ -191,17 +191,25 @@ package final class HTTP1Parser {
         events.append(.head(head))
         inTrailers = true
         headerBytes = 0
-        // 1: a response to HEAD has no body, whatever its head says. llhttp judged
-        // keep-alive before knowing that (a head with no framing looks close-delimited).
-        if mode == .response, expectsNoBody, head.status >= 200 {
+        // 1: llhttp skips the body. A response to HEAD, a 1xx, a 204 and a 304 have
+        // none, whatever their head says (RFC 9112 §6.3 rule 1); llhttp reads one
+        // when a 204 or 304 declares a length. It judged keep-alive before knowing
+        // that (a head with no framing looks close-delimited).
+        if mode == .response, Self.responseHasNoBody(status: head.status, toHEAD: expectsNoBody) {
             let connection = head.headers
             head.keepAlive = head.version.major == 1 && head.version.minor >= 1
                 ? !connection.containsToken("close", in: "Connection")
                 : connection.containsToken("keep-alive", in: "Connection")
+            head.hasNoBody = true
             events[events.count - 1] = .head(head)
             return 1
         }
         return 0
+    }
+
+    /// RFC 9112 §6.3 rule 1: which responses end with their head.
+    package static func responseHasNoBody(status: Int, toHEAD: Bool) -> Bool {
+        toHEAD || (100..<200).contains(status) || status == 204 || status == 304
     }
 
     fileprivate func onBody(_ p: UnsafePointer<CChar>?, _ n: Int) -> Int32 {

@@ -14,6 +14,13 @@ extension HTTPClient {
         public var requestTimeout: Duration? = nil
         /// Fail when no byte of the response arrives for this long (default 30 s).
         public var readIdleTimeout: Duration? = .seconds(30)
+        /// Fail when the final response head has not arrived this long after
+        /// the request was sent whole (default 30 s; nil: no bound). It bounds a
+        /// server that drips its head a byte at a time or sends endless interim
+        /// responses, which the read-idle timeout, reset by every byte, does not.
+        public var responseHeadTimeout: Duration? = .seconds(30)
+        /// Interim (1xx) responses accepted before the final one (default 10); one more fails the request.
+        public var maxInterimResponses = 10
         /// Largest response body collected into memory (default 100 MiB).
         public var maxResponseBodySize = 100 * 1024 * 1024
         /// Largest response head (default 64 KiB).
@@ -48,6 +55,8 @@ extension HTTPClient {
         public var timeout: Duration?
         /// Read-idle timeout for this request (overrides the configuration's).
         public var readIdleTimeout: Duration?
+        /// Response-head timeout for this request (overrides the configuration's).
+        public var responseHeadTimeout: Duration?
         /// Redirects for this request (overrides the configuration's).
         public var redirects: RedirectPolicy?
         /// Largest body collected for this request (overrides the configuration's).

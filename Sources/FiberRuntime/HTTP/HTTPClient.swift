@@ -27,22 +27,16 @@ public final class HTTPClient: Sendable {
     /// - Throws: `HTTPClientError`: `.invalidHeader` before anything is sent;
     ///   `.transport` (refused, reset, DNS, connect timeout) with the socket's
     ///   error; `.malformedResponse`, `.headersTooLarge`, `.bodyTooLarge`,
-    ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`, `.tls` (a refused
+    ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`, `.responseHeadTimeout`, `.tls` (a refused
     ///   certificate, a pin mismatch, a cut without `close_notify`: `tls` says which),
     ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
         let loop = group.next()
         return try await loop.withPreference {
-            try await self.run(request, options: options, on: loop) { response, target, redirects, decoder in
-                var body = response.body
-                if let decoder {
-                    var inflated: [UInt8] = []
-                    try decoder.inflate(body, into: &inflated)
-                    try decoder.finish()
-                    body = inflated
-                }
-                return HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
-                                          body: body, timing: response.timing, target: target, redirectCount: redirects)
+            // The connection inflated a compressed body as it arrived.
+            try await self.run(request, options: options, on: loop) { response, target, redirects, _ in
+                HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
+                                   body: response.body, timing: response.timing, target: target, redirectCount: redirects)
             }
         }
     }
@@ -106,10 +100,11 @@ public final class HTTPClient: Sendable {
                     redirects += 1
                     continue
                 }
+                // A streamed body is inflated as its consumer reads it (a collected one was, as it arrived).
                 var decoder: Inflater?
-                if configuration.decompression, request.method != "HEAD", let coding = Inflater.coding(of: response.head.headers) {
-                    let max = options.maxResponseBodySize ?? configuration.maxResponseBodySize
-                    decoder = try Inflater(encoding: coding, limits: .init(maxSize: max, maxRatio: configuration.maxDecompressionRatio))
+                if streaming, let limits = decompressionLimits(request, options), !response.head.hasNoBody,
+                   let coding = Inflater.coding(of: response.head.headers) {
+                    decoder = try Inflater(encoding: coding, limits: limits)
                 }
                 return try await finish(response, request.target, redirects, decoder)
             }
@@ -127,12 +122,21 @@ public final class HTTPClient: Sendable {
         let pool = pools[ObjectIdentifier(loop)]!
         let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
                                      tls: request.target.isSecure ? configuration.tls : nil)
-        let max = options.maxResponseBodySize ?? configuration.maxResponseBodySize
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
-            : .collect(maxBytes: max)
-        let readIdle = options.readIdleTimeout ?? configuration.readIdleTimeout
-        return try await exchange(prepared, key: key, mode: mode, readIdle: readIdle, start: start, deadline: deadline, on: pool)
+            : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
+                       inflating: decompressionLimits(request, options))
+        let bounds = ExchangeBounds(readIdle: options.readIdleTimeout ?? configuration.readIdleTimeout,
+                                    responseHead: options.responseHeadTimeout ?? configuration.responseHeadTimeout,
+                                    deadline: deadline, maxInterimResponses: configuration.maxInterimResponses)
+        return try await exchange(prepared, key: key, mode: mode, bounds: bounds, start: start, on: pool)
+    }
+
+    /// The limits a compressed response body is inflated within, or nil when the client leaves bodies as they come.
+    private func decompressionLimits(_ request: HTTPClientRequest, _ options: RequestOptions) -> Inflater.Limits? {
+        guard configuration.decompression, request.method != "HEAD" else { return nil }
+        return Inflater.Limits(maxSize: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
+                               maxRatio: configuration.maxDecompressionRatio)
     }
 
     /// Leases a connection and runs the exchange on it, retrying once on a new
@@ -143,11 +147,11 @@ public final class HTTPClient: Sendable {
     /// (`onLoop`): with a connection idle and the body in memory, a request
     /// suspends once, for its response, and never hops between executors.
     private func exchange(
-        _ prepared: PreparedRequest, key: ConnectionPool.Key, mode: HTTP1Connection.BodyMode, readIdle: Duration?,
-        start: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, on pool: ConnectionPool
+        _ prepared: PreparedRequest, key: ConnectionPool.Key, mode: HTTP1Connection.BodyMode, bounds: ExchangeBounds,
+        start: ContinuousClock.Instant, on pool: ConnectionPool
     ) async throws -> HTTP1Connection.Response {
         for attempt in 1...2 {
-            let leased = switch pool.onLoop((key, deadline), { pool, lease in pool.startLease(lease.0, deadline: lease.1) }) {
+            let leased = switch pool.onLoop((key, bounds.deadline), { pool, lease in pool.startLease(lease.0, deadline: lease.1) }) {
             case .leased(let leased): leased
             case .waiting(let wait): try await wait.result()
             }
@@ -155,8 +159,8 @@ public final class HTTPClient: Sendable {
             if leased.setup == nil, let waited = leased.waited, waited > .milliseconds(1) { timing.poolWait = waited }
             let connection = leased.connection
             do {
-                let exchange = try connection.onLoop((prepared, mode, readIdle, deadline, start, timing)) { connection, e in
-                    try connection.begin(e.0, mode: e.1, readIdleTimeout: e.2, deadline: e.3, start: e.4, timing: e.5)
+                let exchange = try connection.onLoop((prepared, mode, bounds, start, timing)) { connection, e in
+                    try connection.begin(e.0, mode: e.1, bounds: e.2, start: e.3, timing: e.4)
                 }
                 switch prepared.body {
                 case nil, .bytes?: return try await HTTP1Connection.response(to: exchange, on: connection)

@@ -32,6 +32,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         public static let deadlineExceeded = Kind("request deadline exceeded")
         /// No bytes arrived for longer than the read-idle timeout.
         public static let readTimeout = Kind("read timed out")
+        /// The final response head did not arrive within the response-head
+        /// timeout of sending the request (a slow, dripping or stalling server).
+        public static let responseHeadTimeout = Kind("response head timed out")
         /// The client was shut down.
         public static let shutdown = Kind("client shut down")
         /// A socket failed: `transport` says how (refused, reset, DNS, connect timeout, …).

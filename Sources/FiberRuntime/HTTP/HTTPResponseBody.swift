@@ -20,10 +20,13 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     }
 
     fileprivate final class State: @unchecked Sendable {
-        // @unchecked: the inflater is used only by the body's single consumer
-        // (`ResponseBodyBuffer` refuses a second concurrent reader).
+        // @unchecked: the inflater and the pending input are used only by the
+        // body's single consumer (`ResponseBodyBuffer` refuses a second concurrent reader).
         let lifetime: Lifetime
         let inflater: Inflater?
+        /// A compressed chunk read from the connection, inflated from `pendingOffset` on.
+        var pending: [UInt8] = []
+        var pendingOffset = 0
         init(lifetime: Lifetime, inflater: Inflater?) {
             self.lifetime = lifetime
             self.inflater = inflater
@@ -55,14 +58,30 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
         /// - Throws: `HTTPClientError` if the connection failed mid-body, or `.decompressionFailed`.
         public mutating func next() async throws -> [UInt8]? {
             guard let inflater = state.inflater else { return try await buffer.next() }
+            // One chunk of output at most per call: a small read that inflates
+            // to a great deal is handed out, and checked, a chunk at a time.
             while true {
+                if state.pendingOffset < state.pending.count || inflater.hasPendingOutput {
+                    var inflated: [UInt8] = []
+                    let taken = try state.pending.withUnsafeBytes { bytes throws(HTTPClientError) in
+                        try inflater.inflate(UnsafeRawBufferPointer(rebasing: bytes[state.pendingOffset...]), into: &inflated,
+                                             maxOutput: Inflater.chunkSize)
+                    }
+                    state.pendingOffset += taken
+                    if inflated.isEmpty, taken == 0 { state.pendingOffset = state.pending.count }  // nothing more to be had from it
+                    if state.pendingOffset >= state.pending.count {
+                        state.pending = []
+                        state.pendingOffset = 0
+                    }
+                    if !inflated.isEmpty { return inflated }
+                    continue
+                }
                 guard let chunk = try await buffer.next() else {
                     try inflater.finish()
                     return nil
                 }
-                var inflated: [UInt8] = []
-                try inflater.inflate(chunk, into: &inflated)
-                if !inflated.isEmpty { return inflated }
+                state.pending = chunk
+                state.pendingOffset = 0
             }
         }
     }

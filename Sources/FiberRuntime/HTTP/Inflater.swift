@@ -1,22 +1,32 @@
 import CZlib
 
-/// Inflates a `gzip` or `deflate` body with zlib, bounded against
-/// decompression bombs: it stops past `maxSize` output bytes, or once the
-/// output exceeds `maxRatio` times the input (checked after the first MiB, so
-/// small, highly compressible bodies pass).
+/// Inflates a `gzip` or `deflate` body with zlib as its bytes arrive, bounded
+/// against decompression bombs: it stops past `maxSize` output bytes, or once
+/// the output exceeds `maxRatio` times the compressed bytes zlib actually took
+/// (checked past the first MiB, so small, highly compressible bodies pass).
+/// Output is made one chunk at a time and each limit is checked after each
+/// chunk, so a bomb fails within one chunk of its limit.
 final class Inflater {
     struct Limits: Sendable, Hashable {
         var maxSize: Int
         var maxRatio: Int
     }
 
+    /// Output is made in chunks of this size.
+    static let chunkSize = 64 * 1024
+
     private var stream = z_stream()
     private let limits: Limits
+    /// Compressed bytes zlib has taken.
     private var consumed = 0
     private var produced = 0
     private var rawDeflateTried = false
     private let encoding: String
+    private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Inflater.chunkSize)
+    /// The compressed stream ended; bytes after it are ignored.
     private(set) var finished = false
+    /// zlib filled the last chunk whole and may hold more output: call again, even without input.
+    private(set) var hasPendingOutput = false
 
     /// - Throws: `HTTPClientError` `.decompressionFailed` if zlib cannot start.
     init(encoding: String, limits: Limits) throws(HTTPClientError) {
@@ -24,58 +34,85 @@ final class Inflater {
         self.limits = limits
         // 15 + 32: zlib detects a gzip or zlib header by itself.
         guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            scratch.deallocate()
             throw HTTPClientError(.decompressionFailed, "zlib could not start")
         }
     }
 
-    deinit { inflateEnd(&stream) }
+    deinit {
+        inflateEnd(&stream)
+        scratch.deallocate()
+    }
 
-    /// Inflates `input`, appending to `output`.
+    /// Inflates `input`, appending to `output`, until zlib has taken all of it
+    /// and given all it can, or `maxOutput` bytes or more were appended (then
+    /// call again with the rest of the input, or none if `hasPendingOutput`).
     ///
+    /// - Returns: how many bytes of `input` were taken (all of them once the stream has ended).
     /// - Throws: `HTTPClientError` `.decompressionFailed` for corrupt data or a limit passed.
-    func inflate(_ input: [UInt8], into output: inout [UInt8]) throws(HTTPClientError) {
-        guard !input.isEmpty, !finished else { return }
-        consumed += input.count
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var status: Int32 = Z_OK
-        let result: HTTPClientError? = input.withUnsafeBufferPointer { inBytes in
-            stream.next_in = UnsafeMutablePointer(mutating: inBytes.baseAddress)
-            stream.avail_in = UInt32(inBytes.count)
-            repeat {
-                let written: Int = chunk.withUnsafeMutableBufferPointer { outBytes in
-                    stream.next_out = outBytes.baseAddress
-                    stream.avail_out = UInt32(outBytes.count)
-                    status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    return outBytes.count - Int(stream.avail_out)
+    @discardableResult
+    func inflate(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], maxOutput: Int = .max) throws(HTTPClientError) -> Int {
+        guard !finished else { return input.count }
+        let base = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: UInt8.self)) }
+        stream.next_in = base
+        stream.avail_in = UInt32(input.count)
+        let consumedBefore = consumed
+        var appended = 0
+        while true {
+            let inputBefore = stream.avail_in
+            stream.next_out = scratch.baseAddress
+            stream.avail_out = UInt32(scratch.count)
+            var status = CZlib.inflate(&stream, Z_NO_FLUSH)
+            let taken = Int(inputBefore - stream.avail_in)
+            let written = scratch.count - Int(stream.avail_out)
+            consumed += taken
+            if status == Z_DATA_ERROR, !rawDeflateTried, produced == 0, consumedBefore == 0, encoding == "deflate" {
+                // Some servers send raw deflate (no zlib header) as "deflate": start over on the same bytes.
+                rawDeflateTried = true
+                inflateEnd(&stream)
+                stream = z_stream()
+                guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                    throw HTTPClientError(.decompressionFailed, "zlib could not start")
                 }
-                if status == Z_DATA_ERROR, !rawDeflateTried, produced == 0, encoding == "deflate" {
-                    // Some servers send raw deflate (no zlib header) as "deflate".
-                    rawDeflateTried = true
-                    inflateEnd(&stream)
-                    stream = z_stream()
-                    _ = inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-                    stream.next_in = UnsafeMutablePointer(mutating: inBytes.baseAddress)
-                    stream.avail_in = UInt32(inBytes.count)
-                    status = Z_OK
-                    continue
-                }
-                guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
-                    return HTTPClientError(.decompressionFailed, "corrupt \(encoding) data (zlib \(status))")
-                }
-                produced += written
-                if produced > limits.maxSize {
-                    return HTTPClientError(.decompressionFailed, "inflates past \(limits.maxSize) bytes")
-                }
-                if produced > 1 << 20, produced / max(consumed, 1) > limits.maxRatio {
-                    return HTTPClientError(.decompressionFailed, "inflates more than \(limits.maxRatio) times its size")
-                }
-                output.append(contentsOf: chunk[0..<written])
-                if status == Z_STREAM_END { finished = true; break }
-                if status == Z_BUF_ERROR && stream.avail_in == 0 { break }
-            } while stream.avail_in > 0 || stream.avail_out == 0
-            return nil
+                stream.next_in = base
+                stream.avail_in = UInt32(input.count)
+                consumed = 0
+                continue
+            }
+            if status == Z_BUF_ERROR { status = Z_OK }  // no progress possible without more input: not an error
+            guard status == Z_OK || status == Z_STREAM_END else {
+                throw HTTPClientError(.decompressionFailed, "corrupt \(encoding) data (zlib \(status))")
+            }
+            produced += written
+            if produced > limits.maxSize {
+                throw HTTPClientError(.decompressionFailed, "inflates past \(limits.maxSize) bytes")
+            }
+            if produced > 1 << 20, produced / max(consumed, 1) > limits.maxRatio {
+                throw HTTPClientError(.decompressionFailed, "inflates more than \(limits.maxRatio) times its size")
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<written]))
+            appended += written
+            hasPendingOutput = stream.avail_out == 0
+            if status == Z_STREAM_END {
+                finished = true
+                hasPendingOutput = false
+                return input.count
+            }
+            if stream.avail_in == 0 && !hasPendingOutput { break }
+            if taken == 0 && written == 0 { break }  // zlib can do nothing more with what it has
+            if appended >= maxOutput { break }
         }
-        if let result { throw result }
+        return Int(consumed - consumedBefore)
+    }
+
+    /// Inflates `input`, appending to `output`: as above, over an array.
+    @discardableResult
+    func inflate(_ input: [UInt8], into output: inout [UInt8], maxOutput: Int = .max) throws(HTTPClientError) -> Int {
+        var result: Result<Int, HTTPClientError> = .success(0)
+        input.withUnsafeBytes { bytes in
+            result = Result { () throws(HTTPClientError) in try inflate(bytes, into: &output, maxOutput: maxOutput) }
+        }
+        return try result.get()
     }
 
     /// Checks that the compressed stream ended properly.
