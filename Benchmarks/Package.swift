@@ -50,6 +50,7 @@ let package = Package(
             name: "FiberHTTPBench",
             dependencies: [
                 "HTTPBenchKit",
+                .product(name: "Fiber", package: "Fiber"),
                 .product(name: "FiberRuntime", package: "Fiber"),
             ]
         ),

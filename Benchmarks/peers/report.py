@@ -31,14 +31,15 @@ import urllib.request
 SECTION_TITLE = "## HTTP/1.1 keep-alive GET (issue 3)"
 
 # The order of the clients in every table, as they run.
-CLIENTS = ["wrk", "go", "node-http", "node-fetch", "ahc", "fiber"]
+CLIENTS = ["wrk", "go", "node-http", "node-fetch", "ahc", "fiber", "fiber-api"]
 CLIENT_NAMES = {
     "wrk": "wrk (C, load generator)",
     "go": "Go net/http",
     "node-http": "Node http + keep-alive Agent",
     "node-fetch": "Node fetch (undici)",
     "ahc": "AsyncHTTPClient",
-    "fiber": "Fiber",
+    "fiber": "Fiber (runtime HTTPClient)",
+    "fiber-api": "Fiber API (Fiber.get, no interceptors)",
 }
 
 

@@ -1,3 +1,4 @@
+import Fiber
 import FiberRuntime
 import HTTPBenchKit
 
@@ -14,6 +15,10 @@ import HTTPBenchKit
 // PEM file), `--new-connection` (`Connection: close`, a handshake per request),
 // `--no-resumption` (`tls.sessionResumption = false`) and `--stream` (the body is
 // streamed with `client.stream` and discarded chunk by chunk, never collected).
+//
+// `--api` measures what users call: `Fiber(origin) { $0.transport = … }.get(path)`
+// with no interceptors, over a transport holding the same runtime client (the
+// `fiber-api` client of `Scripts/bench-http`).
 
 let options = HTTPBenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
 
@@ -27,7 +32,16 @@ let url = options.url
 let headers: HTTPHeaders = options.newConnectionPerRequest ? ["Connection": "close"] : [:]
 
 let bench: HTTPBench
-if options.streamBody {
+if options.throughFiberAPI {
+    let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
+    let (origin, path) = splitOrigin(url)
+    let fiber = Fiber(origin) { $0.transport = transport; $0.defaultHeaders = headers }
+    bench = HTTPBench(client: "fiber-api", options: options, executor: group.loops[0]) {
+        let response = try await fiber.get(path)
+        guard response.statusCode == 200 else { throw FiberBenchError.status(response.statusCode) }
+        return response.data.count
+    }
+} else if options.streamBody {
     bench = HTTPBench(client: "fiber", options: options, executor: group.loops[0]) {
         let response = try await client.stream(HTTPClientRequest(url: url, headers: headers))
         guard response.status == 200 else { throw FiberBenchError.status(response.status) }
@@ -52,3 +66,10 @@ do {
 }
 
 enum FiberBenchError: Error { case status(Int) }
+
+/// `http://host:port/path` as (`http://host:port`, `/path`).
+func splitOrigin(_ url: String) -> (String, String) {
+    let afterScheme = url.range(of: "://").map { $0.upperBound } ?? url.startIndex
+    guard let slash = url[afterScheme...].firstIndex(of: "/") else { return (url, "/") }
+    return (String(url[..<slash]), String(url[slash...]))
+}

@@ -41,6 +41,10 @@ public struct HTTPBenchOptions: Sendable {
     /// Stream the body and discard it as it arrives, counting its bytes, rather than
     /// collecting it (the bulk download of `Scripts/bench-tls`).
     public var streamBody = false
+    /// Send through the `Fiber` API that users call (`Fiber(origin).get(path)`, no
+    /// interceptors, the default configuration over the same runtime client) rather
+    /// than the runtime's `HTTPClient` under it.
+    public var throughFiberAPI = false
 
     public static let usage = """
     options:
@@ -55,6 +59,7 @@ public struct HTTPBenchOptions: Sendable {
       --new-connection       send `Connection: close`: every request on a new connection
       --no-resumption        no TLS session resumption: every handshake a full one
       --stream               stream the body and discard it, counting its bytes
+      --api                  send through the Fiber API (Fiber(origin).get(path)) over the same client
     """
 
     public static func parse(_ arguments: [String]) -> HTTPBenchOptions {
@@ -92,6 +97,7 @@ public struct HTTPBenchOptions: Sendable {
             case "--new-connection": options.newConnectionPerRequest = true
             case "--no-resumption": options.noResumption = true
             case "--stream": options.streamBody = true
+            case "--api": options.throughFiberAPI = true
             default: fail("unknown argument \(argument)")
             }
         }
