@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "FiberTests",
             dependencies: [
-                "Fiber", "FiberTesting", "FiberRuntime",
+                "Fiber", "FiberTesting", "FiberRuntime", "FiberWebSocket",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -2,7 +2,9 @@
 ///
 /// `kind` says what happened in terms a caller can act on; `operation`,
 /// `host`, `address` and the libuv error name (`codeName`, e.g. `ECONNREFUSED`)
-/// say where, for logs and people.
+/// say where, for logs and people. `description` is one sentence, then the
+/// system's (or OpenSSL's) words in brackets; `localizedDescription` is the
+/// sentence alone.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a small open set of values.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -51,6 +53,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// The TLS failure, for kind `.tls`.
     public let tls: TLSError?
 
+    /// An error of `kind` during `operation`, with what is known of where and why.
     public init(
         _ kind: Kind, operation: String, host: String? = nil, address: String? = nil,
         code: Int32? = nil, codeName: String? = nil, systemMessage: String? = nil, tls: TLSError? = nil
@@ -70,17 +73,24 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         TransportError(.tls, operation: operation, host: error.host, tls: error)
     }
 
+    /// The sentence, then the system's or OpenSSL's words in brackets.
     public var description: String {
-        var text = "\(operation) failed: \(kind)"
-        if let host { text += " (host \(host))" }
-        if let address { text += " (address \(address))" }
-        if let codeName {
-            text += " [\(codeName)"
-            if let systemMessage { text += ": \(systemMessage)" }
-            text += "]"
-        }
-        if let tls { text += ": \(tls)" }
-        return text
+        let more = details
+        return more.isEmpty ? summary : "\(summary) [\(more.joined(separator: "; "))]"
+    }
+
+    /// One sentence: what failed, where. A TLS failure is the TLS error's own sentence.
+    var summary: String {
+        if let tls { return tls.summary }
+        let place = [host.map { "host \($0)" }, address.map { "address \($0)" }].compactMap { $0 }
+        return "\(operation) failed: \(kind)" + (place.isEmpty ? "" : " (\(place.joined(separator: ", ")))")
+    }
+
+    /// What follows the sentence: the libuv error and the system's message, or the TLS error's details.
+    var details: [String] {
+        if let tls { return tls.details + (operation == "TLS handshake" ? [] : ["during \(operation)"]) }
+        if let codeName { return [systemMessage.map { "\(codeName): \($0)" } ?? codeName] }
+        return systemMessage.map { [$0] } ?? []
     }
 
     /// The same error with another operation name, host or address (the others kept).

@@ -53,10 +53,10 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
     /// The socket's error, for `.transport`.
     public let transport: TransportError?
 
-    /// An error of `kind`.
     /// The TLS failure underneath, for `.tls` (and a `.transport` failure after the handshake).
     public var tls: TLSError? { transport?.tls }
 
+    /// An error of `kind`, with a message for people and what else is known.
     public init(_ kind: Kind, _ message: String, closeCode: UInt16? = nil, status: Int? = nil,
                 body: [UInt8]? = nil, transport: TransportError? = nil) {
         self.kind = kind
@@ -72,7 +72,13 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
         WebSocketError(.protocolViolation, message, closeCode: WebSocketCloseCode.protocolError)
     }
 
+    /// `errorDescription`'s sentence with the close code and the socket's
+    /// error in full; a TLS failure is the TLS error's own text, so "TLS" and
+    /// the host are not said twice.
     public var description: String {
+        if kind == .tls, let transport, transport.tls != nil {
+            return "WebSocket \(transport)" + (closeCode.map { " (close \($0))" } ?? "")
+        }
         var text = "WebSocket \(kind): \(message)"
         if let closeCode { text += " (close \(closeCode))" }
         if let status { text += " (HTTP \(status))" }

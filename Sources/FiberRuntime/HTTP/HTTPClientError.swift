@@ -85,11 +85,6 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
 
     func at(_ url: String) -> HTTPClientError { HTTPClientError(kind, detail, url: url, transport: transport) }
 
-    public var description: String {
-        var text = "\(kind)"
-        if let detail { text += ": \(detail)" }
-        if let transport { text += ": \(transport)" }
-        if let url { text += " (\(url))" }
-        return text
-    }
+    /// `errorDescription`'s sentence and URL, then the socket's or OpenSSL's words in brackets.
+    public var description: String { composedDescription }
 }

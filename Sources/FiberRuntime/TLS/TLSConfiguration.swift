@@ -75,8 +75,12 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var cipherSuites: String? = nil
     /// ALPN protocols offered, most preferred first (default `http/1.1`; empty: no ALPN).
     public var applicationProtocols: [String] = ["http/1.1"]
-    /// Pins per host name (lowercased) or IP literal. A host with pins is
-    /// trusted only if a certificate of the chain it presents matches one.
+    /// Pins per host name or IP literal. A host with pins is trusted only if
+    /// a certificate of the chain it presents matches one. Keys match however
+    /// the host is written: case, a trailing dot, brackets and the textual
+    /// form of an IPv6 address do not matter. A key that is not a host name
+    /// or an IP literal (`example.com:443`, `*.example.com`) fails the first
+    /// connection with `TLSError` `.invalidConfiguration`, instead of pinning nothing.
     public var pins: [String: [CertificatePin]] = [:]
     /// The certificate and key presented to the peer (mutual TLS on a client; required on a server).
     public var identity: Identity? = nil
@@ -107,10 +111,5 @@ public struct TLSConfiguration: Sendable, Hashable {
         configuration.role = .server
         configuration.identity = identity
         return configuration
-    }
-
-    /// The pins for `host`, if any.
-    func pins(for host: String) -> [CertificatePin] {
-        pins[host.lowercased()] ?? []
     }
 }

@@ -17,6 +17,8 @@ final class TLSContext: @unchecked Sendable {
     let sessions = TLSSessionCache()
     /// Chains verified lately (client contexts with full verification and a cache lifetime).
     let verifiedChains: VerifiedChainCache?
+    /// The configuration's pins, by canonical host.
+    let pinnedHosts: PinnedHosts
 
     private static let cache = Locked<[TLSConfiguration: TLSContext]>([:])
 
@@ -25,7 +27,7 @@ final class TLSContext: @unchecked Sendable {
     /// so the loop never waits on the disk.
     ///
     /// - Throws: `TLSError` `.invalidConfiguration` when a file cannot be read,
-    ///   or a certificate, key, passphrase or cipher setting cannot be used.
+    ///   or a certificate, key, passphrase, cipher setting or pin's host cannot be used.
     static func shared(for configuration: TLSConfiguration, on loop: EventLoop) async throws -> TLSContext {
         if let context = cache.withLock({ $0[configuration] }) { return context }
         let context = try TLSContext(await configuration.loadingFiles(on: loop))
@@ -40,12 +42,14 @@ final class TLSContext: @unchecked Sendable {
     ///
     /// - Throws: as `shared(for:)`.
     init(_ configuration: TLSConfiguration) throws {
+        let pinnedHosts = try PinnedHosts(configuration.pins)
         let method = configuration.role == .client ? TLS_client_method() : TLS_server_method()
         guard let context = SSL_CTX_new(method) else {
             throw TLSError(.invalidConfiguration, "OpenSSL could not create a context", openSSLErrors: OpenSSLErrors.drain())
         }
         self.pointer = context
         self.configuration = configuration
+        self.pinnedHosts = pinnedHosts
         if configuration.role == .client, configuration.verification == .full,
            let lifetime = configuration.verifiedChainLifetime, lifetime > .zero {
             verifiedChains = VerifiedChainCache(lifetime: lifetime)
@@ -74,9 +78,9 @@ final class TLSContext: @unchecked Sendable {
         switch c.role {
         case .client:
             SSL_CTX_set_verify(pointer, c.verification == .full ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
-            if let verifiedChains {
+            if c.verification == .full {
                 // Unretained: the context owns the cache and outlives every use of its SSL_CTX.
-                SSL_CTX_set_cert_verify_callback(pointer, Self.verifyCallback, Unmanaged.passUnretained(verifiedChains).toOpaque())
+                SSL_CTX_set_cert_verify_callback(pointer, Self.verifyCallback, verifiedChains.map { Unmanaged.passUnretained($0).toOpaque() })
             }
             if !c.applicationProtocols.isEmpty {
                 let wire = ALPN.wireFormat(c.applicationProtocols)

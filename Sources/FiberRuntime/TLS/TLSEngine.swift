@@ -16,6 +16,8 @@ final class TLSEngine {
     private let inbound: OpaquePointer   // network → OpenSSL
     private let outbound: OpaquePointer  // OpenSSL → network
     private(set) var isHandshakeComplete = false
+    /// What the verification callback saw when it refused the peer's chain, for the message.
+    var verificationFailure: VerificationFailure?
 
     /// Sets up the client (or server) side; nothing is sent until `handshake()`.
     ///
@@ -43,6 +45,9 @@ final class TLSEngine {
         SSL_set_connect_state(ssl)
         let isIPLiteral = host.map { SocketAddress(ipLiteral: $0, port: port) != nil } ?? false
         if let host, context.configuration.verification == .full {
+            // Subject alternative names only, never the subject's common name, and no partial
+            // wildcards such as `w*.example.com` (RFC 9525 §6.3).
+            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
             // Checked: a host OpenSSL refused to take would leave the chain verified against no name at all.
             let accepted = isIPLiteral
                 ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), Self.bareIPLiteral(host)) == 1
@@ -217,13 +222,19 @@ final class TLSEngine {
 
     private func checkPins() throws {
         guard context.configuration.role == .client, let host else { return }
-        let pins = context.configuration.pins(for: host)
+        let pins = context.pinnedHosts.pins(for: host)
         guard !pins.isEmpty else { return }
         let chain = peerChain
         if chain.contains(where: { certificate in pins.contains { $0.matches(certificate) } }) { return }
-        let subjects = chain.map(\.subject).joined(separator: " ← ")
-        throw TLSError(.pinMismatch, "none of the \(chain.count) certificates presented (\(subjects)) matches the \(pins.count) pins for \(host); nothing was sent",
+        let names = peerCertificateNames.joined(separator: " ← ")
+        throw TLSError(.pinMismatch, "none of the \(chain.count) certificates presented (\(names)) matches the \(pins.count) pins for \(host); nothing was sent",
                        host: host)
+    }
+
+    /// The names of the certificates a server presented, leaf first, for messages.
+    private var peerCertificateNames: [String] {
+        guard let stack = SSL_get_peer_cert_chain(ssl) else { return [] }
+        return (0..<fiber_x509_stack_count(stack)).compactMap { fiber_x509_stack_at(stack, $0) }.map { CertificateFacts($0).name }
     }
 
     /// The `TLSError` that explains the last failed call, from the verify result or OpenSSL's error queue.
@@ -248,7 +259,7 @@ final class TLSEngine {
         case SSL_R_PEER_DID_NOT_RETURN_A_CERTIFICATE:
             (.peerCertificateMissing, "the client presented no certificate, and one is required")
         case SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_TLSV1_ALERT_PROTOCOL_VERSION, SSL_R_NO_PROTOCOLS_AVAILABLE:
-            (.protocolVersion, "no TLS version in common (this side allows \(context.configuration.minimumVersion) to \(context.configuration.maximumVersion))")
+            (.protocolVersion, "no TLS version in common (this side allows \(Self.name(context.configuration.minimumVersion)) to \(Self.name(context.configuration.maximumVersion)))")
         case SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG:
             (.handshakeFailed, "the peer does not speak TLS here (plain HTTP on a TLS port?)")
         default:
@@ -259,26 +270,16 @@ final class TLSEngine {
         return TLSError(kind, detail, host: host, openSSLErrors: errors)
     }
 
-    private func certificateFailure(_ code: Int32, errors: [String]) -> TLSError {
-        let leaf = peerChain.first
-        let subject = leaf?.subject ?? "the server's certificate"
-        let reason = String(cString: X509_verify_cert_error_string(Int(code)))
-        let (kind, detail): (TLSError.Kind, String) = switch code {
-        case X509_V_ERR_CERT_HAS_EXPIRED:
-            (.certificateExpired, "\(subject) has expired")
-        case X509_V_ERR_CERT_NOT_YET_VALID:
-            (.certificateNotYetValid, "\(subject) is not valid yet (check this machine's clock too)")
-        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
-            (.hostnameMismatch, "\(subject) is not valid for \(host ?? "this host")")
-        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
-            (.selfSignedCertificate, "\(subject) is self-signed and not trusted")
-        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
-            (.untrustedRoot, "the chain of \(subject) ends in a CA that is not trusted")
-        case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
-            (.issuerNotFound, "no certificate of the issuer \(leaf?.issuer ?? "?") was found: the server did not send an intermediate, or its CA is not trusted")
-        default:
-            (.certificateInvalid, "\(subject): \(reason)")
+    private static func name(_ version: TLSConfiguration.Version) -> String {
+        switch version {
+        case .tls12: "TLS 1.2"
+        case .tls13: "TLS 1.3"
         }
-        return TLSError(kind, "\(detail) [\(reason)]", host: host, verifyCode: code, openSSLErrors: errors)
+    }
+
+    private func certificateFailure(_ code: Int32, errors: [String]) -> TLSError {
+        let leaf = SSL_get_peer_cert_chain(ssl).flatMap { fiber_x509_stack_at($0, 0) }.map(CertificateFacts.init)
+        let refusal = CertificateRefusal(code: code, failure: verificationFailure, leaf: leaf, host: host)
+        return TLSError(refusal.kind, refusal.sentence, host: host, verifyCode: code, openSSLErrors: errors)
     }
 }

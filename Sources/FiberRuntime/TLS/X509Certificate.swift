@@ -1,13 +1,12 @@
 import COpenSSL
 
-/// A certificate as the TLS layer looks at it: its DER bytes, its public
-/// key's SHA-256 (for pins) and the names in messages. Built from OpenSSL's
-/// `X509` at once, so it holds no C pointer.
+/// A certificate as the TLS layer looks at it on every handshake: its DER
+/// bytes and its public key's SHA-256 (for pins). Built from OpenSSL's
+/// `X509` at once, so it holds no C pointer. (What messages say of a
+/// certificate is `CertificateFacts`, read only when one is needed.)
 struct X509Certificate: Sendable, Hashable {
     let der: [UInt8]
     let publicKeySHA256: [UInt8]
-    let subject: String
-    let issuer: String
 
     /// Reads `certificate` (not consumed; the caller keeps its reference).
     init?(_ certificate: OpaquePointer) {
@@ -18,8 +17,6 @@ struct X509Certificate: Sendable, Hashable {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         SHA256(spki, spki.count, &digest)
         self.publicKeySHA256 = digest
-        self.subject = Self.name(X509_get_subject_name(certificate))
-        self.issuer = Self.name(X509_get_issuer_name(certificate))
     }
 
     /// The DER encoding of the first certificate in `bytes`, which may be DER or PEM.
@@ -65,12 +62,6 @@ struct X509Certificate: Sendable, Hashable {
             return encoder(object, &cursor)
         }
         return written == length ? bytes : nil
-    }
-
-    private static func name(_ name: OpaquePointer?) -> String {
-        guard let name, let text = X509_NAME_oneline(name, nil, 0) else { return "?" }
-        defer { fiber_openssl_free(text) }
-        return String(cString: text)
     }
 }
 

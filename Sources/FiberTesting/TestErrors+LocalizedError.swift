@@ -1,0 +1,16 @@
+import Foundation
+
+extension ChildProcess.SpawnError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}
+
+extension TestHTTPServerError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}
+
+extension TestCertificates.GenerationError: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}
