@@ -23,7 +23,8 @@ final class Inflater {
     private var rawDeflateTried = false
     private let encoding: String
     private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Inflater.chunkSize)
-    /// The compressed stream ended; bytes after it are ignored.
+    /// The compressed stream ended; bytes after it are ignored, unless they
+    /// begin another gzip member.
     private(set) var finished = false
     /// zlib filled the last chunk whole and may hold more output: call again, even without input.
     private(set) var hasPendingOutput = false
@@ -52,7 +53,11 @@ final class Inflater {
     /// - Throws: `HTTPClientError` `.decompressionFailed` for corrupt data or a limit passed.
     @discardableResult
     func inflate(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], maxOutput: Int = .max) throws(HTTPClientError) -> Int {
-        guard !finished else { return input.count }
+        if finished {
+            guard beginsGzipMember(input) else { return input.count }
+            inflateReset(&stream)
+            finished = false
+        }
         let base = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: UInt8.self)) }
         stream.next_in = base
         stream.avail_in = UInt32(input.count)
@@ -94,8 +99,13 @@ final class Inflater {
             appended += written
             hasPendingOutput = stream.avail_out == 0
             if status == Z_STREAM_END {
-                finished = true
                 hasPendingOutput = false
+                // RFC 1952 §2.2: a gzip body may be several members, one after another (zlib stops at each).
+                if beginsGzipMember(UnsafeRawBufferPointer(start: stream.next_in, count: Int(stream.avail_in))) {
+                    inflateReset(&stream)  // keeps the input where it is
+                    continue
+                }
+                finished = true
                 return input.count
             }
             if stream.avail_in == 0 && !hasPendingOutput { break }
@@ -103,6 +113,12 @@ final class Inflater {
             if appended >= maxOutput { break }
         }
         return Int(consumed - consumedBefore)
+    }
+
+    /// True when `bytes` start with gzip's magic number (its first byte, if that is all there is).
+    private func beginsGzipMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard encoding == "gzip", let first = bytes.first, first == 0x1f else { return false }
+        return bytes.count < 2 || bytes[1] == 0x8b
     }
 
     /// Inflates `input`, appending to `output`: as above, over an array.

@@ -1,0 +1,57 @@
+@testable import FiberRuntime
+import FiberTesting
+import Testing
+
+/// Honest compressed bodies arrive whole, in any split, collected or streamed.
+@Suite("Compressed bodies", .timeLimit(.minutes(1)))
+struct CompressedBodyTests {
+    static let text = Array((0..<40_000).map { "line \($0) of a log that compresses well\n" }.joined().utf8)
+
+    /// A large, honest compressed body still inflates whole, streamed and collected, in pieces of any size.
+    @Test func aLegitimateCompressedBodyInflatesWhole() async throws {
+        let text = String(decoding: Self.text, as: UTF8.self)
+        let gzip = compress(Self.text, windowBits: 31)
+        try await withClient { client, server in
+            server.route("/", respond: .bytes(gzip, headers: ["Content-Encoding": "gzip"]).dripping(bytes: 7_919, every: .milliseconds(1)))
+            #expect(try await client.get(server.url("/")).body == Array(text.utf8))
+            let streamed = try await client.stream(HTTPClientRequest(url: server.url("/")))
+            var all: [UInt8] = []
+            for try await chunk in streamed.body {
+                #expect(chunk.count <= Inflater.chunkSize)
+                all += chunk
+            }
+            #expect(all == Array(text.utf8))
+        }
+    }
+
+    /// A gzip body of several members (RFC 1952 §2.2), as a server that compresses piece by piece sends it:
+    /// every member is inflated, none dropped; zero padding after the last is ignored.
+    @Test func everyMemberOfAMultiMemberGzipBodyArrives() async throws {
+        let half = Self.text.count / 2
+        let members = compress(Array(Self.text[..<half]), windowBits: 31) + compress(Array(Self.text[half...]), windowBits: 31)
+        try await withClient { client, server in
+            server.route("/", respond: .bytes(members + [0, 0, 0, 0], headers: ["Content-Encoding": "gzip"])
+                .dripping(bytes: 4_093, every: .milliseconds(1)))
+            #expect(try await client.get(server.url("/")).body == Self.text)
+            let streamed = try await client.stream(HTTPClientRequest(url: server.url("/")))
+            var all: [UInt8] = []
+            for try await chunk in streamed.body { all += chunk }
+            #expect(all == Self.text)
+        }
+    }
+
+    /// Split anywhere, even inside the magic number between two members.
+    @Test func membersInflateInAnySplit() throws {
+        let first = compress(Array("first member, ".utf8), windowBits: 31)
+        let second = compress(Array("second member".utf8), windowBits: 31)
+        let body = first + second
+        for split in [first.count - 1, first.count, first.count + 1, first.count + 2, body.count - 3] {
+            let inflater = try Inflater(encoding: "gzip", limits: .init(maxSize: 1 << 20, maxRatio: 1000))
+            var out: [UInt8] = []
+            try inflater.inflate(Array(body[..<split]), into: &out)
+            try inflater.inflate(Array(body[split...]), into: &out)
+            try inflater.finish()
+            #expect(String(decoding: out, as: UTF8.self) == "first member, second member", "split at \(split)")
+        }
+    }
+}
