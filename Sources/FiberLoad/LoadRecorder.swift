@@ -2,12 +2,18 @@ import FiberRuntime
 import Histogram
 
 /// What part of a request a latency histogram measures.
+///
+/// The setup phases (`dns`, `connect`, `tls`) are those of the requests that
+/// waited for a new connection. A pool may open a connection for a waiting
+/// request and then serve that request with a connection freed first; the
+/// new one waits idle, and until a request uses it no request reports its
+/// setup. So these phases can count fewer connections than the server saw.
 public enum LoadPhase: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Name resolution (new connections only).
+    /// Name resolution (requests on a new connection only).
     case dns
-    /// TCP connect (new connections only).
+    /// TCP connect (requests on a new connection only).
     case connect
-    /// TLS handshake (new TLS connections only).
+    /// TLS handshake (requests on a new TLS connection only).
     case tls
     /// Until the first byte of the response.
     case firstByte

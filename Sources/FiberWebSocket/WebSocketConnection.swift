@@ -47,8 +47,14 @@ public actor WebSocketConnection: FiberWebSocket {
     private var pongTimer: ScheduledTask?
     private var pingCounter: UInt32 = 0
     private var readingPaused = false
-    /// Writes issued from the read path, which cannot wait: each waits for the previous.
-    private var controlWrites: Task<Void, Never>?
+    /// Every outgoing frame, in the order it must leave in (see `WebSocketOutbox`).
+    private var outbox = WebSocketOutbox()
+    /// Senders whose message is queued behind another write, by message number.
+    private var sendWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    /// Outcomes of queued messages whose sender was not yet waiting.
+    private var sendResults: [Int: Result<Void, WebSocketError>] = [:]
+    /// Closes the socket if the queued frames before its close never leave (a peer that stopped reading).
+    private var lingerTimer: ScheduledTask?
     private var keepAlive: WebSocketConnection?
     private let maskKeys = MaskKeySource()
 
@@ -194,10 +200,13 @@ public actor WebSocketConnection: FiberWebSocket {
 
     /// Sends `message`, compressed when permessage-deflate is in force and it
     /// is large enough, split into frames of `maxOutgoingFrameSize`; returns
-    /// once the kernel has taken every frame.
+    /// once the kernel has taken every frame. Messages leave in the order
+    /// `send` was called; a pong for a ping received before the call leaves
+    /// first.
     ///
     /// - Throws: `WebSocketError` `.notConnected` unless connected (no data
-    ///   after a close frame), `.transport` if the write fails.
+    ///   after a close frame) or when the connection is dropped before the
+    ///   message could leave (ping or close timeout), `.transport` if the write fails.
     public func send(_ message: WebSocketMessage) async throws(WebSocketError) {
         guard let transport, closing.canSendData else {
             throw WebSocketError(.notConnected, "cannot send: the connection is \(state)")
@@ -219,10 +228,31 @@ public actor WebSocketConnection: FiberWebSocket {
         let frames = WebSocketFrameEncoder.fragments(opcode: opcode, payload: payload, rsv1: rsv1,
                                                      maxFramePayload: configuration.maxOutgoingFrameSize)
         let wire = frames.map { WebSocketFrameEncoder.encode($0, maskKey: maskKeys.next()) }
+        // Queued now, before any suspension: whatever is decided later (a
+        // pong, another message, the close frame) leaves after it.
+        guard let number = outbox.enqueueMessage(wire) else {
+            throw WebSocketError(.notConnected, "cannot send: the connection is \(state)")
+        }
+        if outbox.claimWriter() {
+            // Nobody was writing, so nothing was queued before: this sender
+            // writes its own message, then hands what came meanwhile to a writer task.
+            guard case .frames(_, number)? = outbox.next() else { preconditionFailure("the outbox lost a message") }
+            let result = await write(wire, on: transport)
+            if outbox.handOff() { Task { await self.drainOutbox() } }
+            try result.get()
+            return
+        }
         do {
-            try await transport.write(wire)
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                // Decided here: the writer may have finished the message before this body ran.
+                if let result = sendResults.removeValue(forKey: number) {
+                    c.resume(with: result)
+                } else {
+                    sendWaiters[number] = c
+                }
+            }
         } catch {
-            throw WebSocketError(.transport, "the write failed", transport: error as? TransportError)
+            throw error as? WebSocketError ?? WebSocketError(.transport, "the write failed")
         }
     }
 
@@ -234,21 +264,61 @@ public actor WebSocketConnection: FiberWebSocket {
         writeControl(.ping, Array(payload.prefix(125)))
     }
 
+    /// Queues a ping, pong or close frame at the moment it is decided (the
+    /// read path cannot wait), so that nothing decided later overtakes it.
     private func writeControl(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
-        guard let transport else { return }
+        guard transport != nil else { return }
         let bytes = WebSocketFrameEncoder.encode(WebSocketFrame(opcode: opcode, payload: payload), maskKey: maskKeys.next())
-        let previous = controlWrites
-        controlWrites = Task { await self.afterPrevious(previous, .write(bytes), on: transport) }
+        _ = opcode == .close ? outbox.enqueueClose(bytes) : outbox.enqueueControl(bytes)
+        startWriter()
     }
 
-    private enum ControlStep { case write([UInt8]), close }
+    /// Starts the writer unless one is running.
+    private func startWriter() {
+        if outbox.claimWriter() { Task { await self.drainOutbox() } }
+    }
 
-    /// Performs `step` on the loop once the earlier control step has finished.
-    private func afterPrevious(_ previous: Task<Void, Never>?, _ step: ControlStep, on transport: WebSocketTransport) async {
-        await previous?.value
-        switch step {
-        case .write(let bytes): try? await transport.write([bytes])
-        case .close: transport.close()
+    /// The writer: performs the outbox's items in order until it is empty.
+    private func drainOutbox() async {
+        while let item = outbox.next() {
+            guard let transport else { continue }
+            switch item {
+            case .frames(let buffers, let number):
+                let result = await write(buffers, on: transport)
+                if let number { complete(number, result) }
+            case .closeSocket:
+                lingerTimer?.cancel()
+                lingerTimer = nil
+                transport.close()
+            }
+        }
+    }
+
+    private func write(_ buffers: [[UInt8]], on transport: WebSocketTransport) async -> Result<Void, WebSocketError> {
+        do {
+            try await transport.write(buffers)
+            return .success(())
+        } catch {
+            return .failure(WebSocketError(.transport, "the write failed", transport: error as? TransportError))
+        }
+    }
+
+    /// Closes the socket now, dropping what is queued (the peer is gone or
+    /// does not answer, so it may never read it); their senders fail.
+    private func closeSocketNow() {
+        lingerTimer?.cancel()
+        lingerTimer = nil
+        let failure = WebSocketError(.notConnected, "the connection closed before the message was sent")
+        for number in outbox.abort() { complete(number, .failure(failure)) }
+        transport?.close()
+    }
+
+    /// Hands a queued message's outcome to its sender, or keeps it until the sender waits.
+    private func complete(_ number: Int, _ result: Result<Void, WebSocketError>) {
+        if let waiter = sendWaiters.removeValue(forKey: number) {
+            waiter.resume(with: result.mapError { $0 as any Error })
+        } else {
+            sendResults[number] = result
         }
     }
 
@@ -275,7 +345,9 @@ public actor WebSocketConnection: FiberWebSocket {
         perform(closing.closeRequested(code: code, reason: reason))
     }
 
-    private func perform(_ actions: [WebSocketCloseStateMachine.Action]) {
+    /// Performs the close machine's actions. `closingNow`: the socket closes
+    /// at once (the peer did not answer), not after the queued frames.
+    private func perform(_ actions: [WebSocketCloseStateMachine.Action], closingNow: Bool = false) {
         for action in actions {
             switch action {
             case .sendClose(let code, let reason):
@@ -285,13 +357,23 @@ public actor WebSocketConnection: FiberWebSocket {
                 shared.withLock { if $0.state == .connected { $0.state = .closing } }
             case .startTimer:
                 closeTimer = try? loop.scheduleTask(in: configuration.closeTimeout) { [weak self] in
-                    self?.assumeIsolated { $0.perform($0.closing.timerFired()) }
+                    self?.assumeIsolated { $0.perform($0.closing.timerFired(), closingNow: true) }
                 }
             case .closeSocket:
-                guard let transport else { continue }
-                // After the queued control frames (the close frame) have left.
-                let previous = controlWrites
-                controlWrites = Task { await self.afterPrevious(previous, .close, on: transport) }
+                guard transport != nil else { continue }
+                if closingNow {
+                    closeSocketNow()
+                    continue
+                }
+                // After the queued frames (the close frame last) have left, or
+                // after the close timeout if they cannot.
+                outbox.enqueueSocketClose()
+                startWriter()
+                if outbox.isWriting, lingerTimer == nil {
+                    lingerTimer = try? loop.scheduleTask(in: configuration.closeTimeout) { [weak self] in
+                        self?.assumeIsolated { $0.closeSocketNow() }
+                    }
+                }
             case .finish(let code, let reason, let error):
                 finish(code: code, reason: reason, error: error)
             }
@@ -341,6 +423,7 @@ public actor WebSocketConnection: FiberWebSocket {
 
     private func pongMissed() {
         pongTimer = nil
-        perform(closing.transportEnded(WebSocketError(.pingTimeout, "no pong within \(configuration.pingTimeout): the peer is gone")))
+        perform(closing.transportEnded(WebSocketError(.pingTimeout, "no pong within \(configuration.pingTimeout): the peer is gone")),
+                closingNow: true)
     }
 }

@@ -108,10 +108,38 @@ struct PoolStateMachineTests {
         _ = sm.connectionEstablished(1, now: t0)
         _ = sm.leaseRequested(3, now: t0)
         let actions = sm.shutdown()
-        #expect(Set(actions.map { "\($0)" }) == Set([SM.Action.failWaiter(2, .shutdown), .failWaiter(3, .shutdown), .closeConnection(2)].map { "\($0)" }))
+        #expect(Set(actions.map { "\($0)" }) == Set([SM.Action.failWaiter(2, .shutdown), .failWaiter(3, .shutdown)].map { "\($0)" }))
         #expect(sm.connectionReleased(1, reusable: true, now: t0) == [.closeConnection(1)])
         #expect(sm.leaseRequested(4, now: t0) == [.failWaiter(4, .shutdown)])
+        // Connection 2 was being opened: it closes as soon as it is established.
+        #expect(sm.connectionEstablished(2, now: t0) == [.closeConnection(2)])
         #expect(sm.statistics == .init())
+    }
+
+    /// Forgotten at shutdown, a connection still being opened stayed open once established.
+    @Test func aConnectionBeingOpenedAtShutdownIsClosedOnceEstablished() {
+        var sm = SM(limits: .init(maxConnections: 2))
+        _ = sm.leaseRequested(1, now: t0)
+        #expect(sm.shutdown() == [.failWaiter(1, .shutdown)])
+        #expect(sm.statistics == .init(open: 1, connecting: 1))
+        #expect(sm.connectionEstablished(1, now: t0) == [.closeConnection(1)])
+        #expect(sm.statistics == .init())
+    }
+
+    /// A connection freed while others are being opened serves the oldest waiter; a new
+    /// request then waits for one of those, and opens none (they would be surplus).
+    @Test func aRequestDoesNotOpenAConnectionThatOneBeingOpenedWillServe() {
+        var sm = SM(limits: .init(maxConnections: 8))
+        for w in 1...4 { #expect(sm.leaseRequested(w, now: t0) == [.createConnection(w)]) }
+        #expect(sm.connectionEstablished(1, now: t0) == [.lease(1, to: 1)])
+        #expect(sm.connectionReleased(1, reusable: true, now: t0) == [.lease(1, to: 2)])
+        #expect(sm.leaseRequested(5, now: t0) == [])
+        #expect(sm.statistics == .init(open: 4, leased: 1, connecting: 3, waiting: 3))
+        // Every connection established serves a waiter: none is left idle.
+        #expect(sm.connectionEstablished(2, now: t0) == [.lease(2, to: 3)])
+        #expect(sm.connectionEstablished(3, now: t0) == [.lease(3, to: 4)])
+        #expect(sm.connectionEstablished(4, now: t0) == [.lease(4, to: 5)])
+        #expect(sm.statistics == .init(open: 4, leased: 4))
     }
 
     @Test func lateEventsForUnknownConnectionsAreIgnored() {

@@ -70,8 +70,11 @@ struct ConnectionPoolStateMachine {
             return actions
         }
         waiters.append(waiter)
-        if connections.count < limits.maxConnections { actions.append(create(now: now)) }
-        return actions
+        // Only for a waiter that no connection being opened will serve: one freed
+        // meanwhile serves the oldest waiter, and a connection opened for each
+        // waiter regardless would be surplus (slow connects made up to twice the
+        // connections there were requests).
+        return actions + replenish(now: now)
     }
 
     /// A new connection is ready.
@@ -129,12 +132,15 @@ struct ConnectionPoolStateMachine {
         return expired.map(Action.closeConnection)
     }
 
-    /// Close everything idle or opening, fail every waiter; leased connections close when released.
+    /// Close everything idle, fail every waiter; leased connections close when
+    /// released, and connections being opened once established (the pool has no
+    /// socket to close for them yet: forgotten now, they would stay open).
     mutating func shutdown() -> [Action] {
         isShutDown = true
         var actions = waiters.map { Action.failWaiter($0, .shutdown) }
         waiters.removeAll()
-        for (id, connection) in connections where connection.state != .leased {
+        for (id, connection) in connections {
+            guard case .idle = connection.state else { continue }
             actions.append(.closeConnection(id))
             connections[id] = nil
         }
@@ -208,7 +214,8 @@ struct ConnectionPoolStateMachine {
 
     /// Opens connections for waiters that no opening connection will serve.
     private mutating func replenish(now: ContinuousClock.Instant) -> [Action] {
-        let opening = connections.values.filter { $0.state == .connecting }.count
+        guard connections.count < limits.maxConnections, !isShutDown, !waiters.isEmpty else { return [] }
+        let opening = connections.values.reduce(0) { $0 + ($1.state == .connecting ? 1 : 0) }
         var actions: [Action] = []
         var unserved = waiters.count - opening
         while unserved > 0, connections.count < limits.maxConnections, !isShutDown {
