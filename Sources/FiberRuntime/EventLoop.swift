@@ -55,6 +55,8 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop's serial executor: a face of its own, so that a job says by
     /// where it was enqueued whether it runs isolated to an actor or not.
     let serialExecutor = LoopSerialExecutor()
+    /// An actor on `serialExecutor`, to run code isolated to the loop.
+    package let isolation: LoopIsolation
 
     /// Jobs run per drain before the loop polls I/O again, so a task that keeps
     /// rescheduling itself cannot starve sockets and timers.
@@ -63,6 +65,7 @@ public final class EventLoop: @unchecked Sendable {
     init(index: Int, name: String) {
         self.index = index
         self.fallback = DispatchQueue(label: "\(name).after-shutdown")
+        self.isolation = LoopIsolation(serialExecutor)
         uvLoop = .allocate(capacity: 1)
         wakeup = .allocate(capacity: 1)
         idle = .allocate(capacity: 1)

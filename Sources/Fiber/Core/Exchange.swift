@@ -51,8 +51,7 @@ struct Exchange: Sendable {
             InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
         }
         if !headers.contains(name: TraceParent.headerName) {
-            headers.add(name: TraceParent.headerName,
-                        value: TraceParent.value(traceID: TraceContext.traceID, spanID: TraceParent.newSpanID()))
+            headers.add(name: TraceParent.headerName, value: TraceParent.valueWithNewSpan(traceID: TraceContext.traceID))
         }
     }
 

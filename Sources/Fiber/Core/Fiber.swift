@@ -83,17 +83,17 @@ public final class Fiber: Sendable {
                 guard let executor = self.transport.executorPreference() else {
                     return try await self.run(prepared, through: pipeline)
                 }
-                // On the transport's loop, isolated to it (`ExecutorIsolation`: measured
+                // On the transport's loop, isolated to it (`LoopIsolation`: measured
                 // cheaper); a task that already prefers the loop adds no second preference.
                 if let loop = executor as? EventLoop {
-                    return try await loop.withPreference { try await self.run(on: ExecutorIsolation(loop), prepared, through: pipeline) }
+                    return try await loop.withPreference { try await self.run(on: loop.isolation, prepared, through: pipeline) }
                 }
                 return try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
             }
         }
     }
 
-    private func run(on isolation: isolated ExecutorIsolation, _ request: FiberRequest, through pipeline: InlineNext)
+    private func run(on isolation: isolated LoopIsolation, _ request: FiberRequest, through pipeline: InlineNext)
         async throws -> FiberResponse {
         try await run(request, through: pipeline)
     }

@@ -56,10 +56,13 @@ enum RandomID {
     }
 
     /// A random, non-zero 64-bit ID as 16 lower-case hex digits (span IDs).
-    static func spanID() -> String {
+    static func spanID() -> String { hex(nonZero()) }
+
+    /// The next 64 random bits that are not all zero (W3C span IDs may not be).
+    static func nonZero() -> UInt64 {
         var value = next()
         while value == 0 { value = next() }
-        return hex(value)
+        return value
     }
 
     /// `value` as 16 lower-case hex digits, zero-padded.

@@ -20,6 +20,30 @@ enum TraceParent {
         return value
     }
 
+    /// The header value for Fiber's trace ID and a new random span ID, written
+    /// straight into the one string it makes when the trace ID is a UUID (the
+    /// default); `value(traceID:spanID:)` otherwise.
+    static func valueWithNewSpan(traceID: String) -> String {
+        let span = RandomID.nonZero()
+        var traceID = traceID
+        let written: String? = traceID.withUTF8 { bytes in
+            guard isUUIDShaped(bytes) else { return nil }
+            return String(unsafeUninitializedCapacity: 55) { out in
+                out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "0"); out[2] = UInt8(ascii: "-")
+                var position = 3
+                for byte in bytes where byte != UInt8(ascii: "-") {
+                    out[position] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
+                    position += 1
+                }
+                out[35] = UInt8(ascii: "-")
+                for i in 0..<16 { out[36 + i] = RandomID.hexDigit(UInt8(truncatingIfNeeded: span >> (60 - 4 * i)), uppercase: false) }
+                out[52] = UInt8(ascii: "-"); out[53] = UInt8(ascii: "0"); out[54] = UInt8(ascii: "1")
+                return 55
+            }
+        }
+        return written ?? value(traceID: traceID, spanID: RandomID.hex(span))
+    }
+
     static func w3cTraceID(_ traceID: String) -> String {
         if let hex = hexDigits(of: traceID) { return hex }
         let hex = traceID.lowercased().filter { $0 != "-" }
@@ -35,14 +59,7 @@ enum TraceParent {
     static func hexDigits(of traceID: String) -> String? {
         var traceID = traceID
         return traceID.withUTF8 { bytes -> String? in
-            var digits = 0
-            var nonZero = false
-            for byte in bytes where byte != UInt8(ascii: "-") {
-                guard Self.isHexDigit(byte), digits < 32 else { return nil }
-                digits += 1
-                nonZero = nonZero || byte != UInt8(ascii: "0")
-            }
-            guard digits == 32, nonZero else { return nil }
+            guard isUUIDShaped(bytes) else { return nil }
             return String(unsafeUninitializedCapacity: 32) { out in
                 var position = 0
                 for byte in bytes where byte != UInt8(ascii: "-") {
@@ -54,13 +71,22 @@ enum TraceParent {
         }
     }
 
+    /// Exactly 32 ASCII hex digits besides dashes, not all zero.
+    private static func isUUIDShaped(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var digits = 0
+        var nonZero = false
+        for byte in bytes where byte != UInt8(ascii: "-") {
+            guard isHexDigit(byte), digits < 32 else { return false }
+            digits += 1
+            nonZero = nonZero || byte != UInt8(ascii: "0")
+        }
+        return digits == 32 && nonZero
+    }
+
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
         default: false
         }
     }
-
-    /// A new random, non-zero 16-hex-digit span ID.
-    static func newSpanID() -> String { RandomID.spanID() }
 }

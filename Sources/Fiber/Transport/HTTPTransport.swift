@@ -24,7 +24,9 @@ public struct HTTPTransport: FiberTransport {
     /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.
     public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
         let response = try await client.execute(try clientRequest(request), options: options(request))
-        return (Data(response.body), head(response.status, response.headers, response.url))
+        // Without a redirect the request's URL answered: no need to write the target out and parse it again.
+        let url = response.redirectCount == 0 ? request.url : URL(string: response.url)
+        return (Data(response.body), TransportResponse(statusCode: response.status, headers: response.headers, url: url))
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
