@@ -281,7 +281,13 @@ public actor WebSocketConnection: FiberWebSocket {
     /// The writer: performs the outbox's items in order until it is empty.
     private func drainOutbox() async {
         while let item = outbox.next() {
-            guard let transport else { continue }
+            guard let transport else {
+                // No socket to write to: a queued message's sender must still hear.
+                if case .frames(_, let number?) = item {
+                    complete(number, .failure(WebSocketError(.notConnected, "the connection closed before the message was sent")))
+                }
+                continue
+            }
             switch item {
             case .frames(let buffers, let number):
                 let result = await write(buffers, on: transport)

@@ -35,8 +35,49 @@ struct CompressedBodyTests {
             #expect(try await client.get(server.url("/")).body == Self.text)
             let streamed = try await client.stream(HTTPClientRequest(url: server.url("/")))
             var all: [UInt8] = []
-            for try await chunk in streamed.body { all += chunk }
+            for try await chunk in streamed.body {
+                #expect(chunk.count <= Inflater.chunkSize)
+                all += chunk
+            }
             #expect(all == Self.text)
+        }
+    }
+
+    /// Many small members in one read, each a 64 KiB chunk of output: still a chunk at a time.
+    @Test func manyMembersInOneReadAreHandedOutAChunkAtATime() throws {
+        let member = compress([UInt8](repeating: 0, count: Inflater.chunkSize), windowBits: 31)
+        let body = Array([[UInt8]](repeating: member, count: 64).joined())
+        let inflater = try Inflater(encoding: "gzip", limits: .init(maxSize: 100 << 20, maxRatio: 1 << 20))
+        var total = 0
+        var offset = 0
+        var calls = 0
+        while offset < body.count || inflater.hasPendingOutput {
+            var out: [UInt8] = []
+            offset += try body[offset...].withUnsafeBytes { try inflater.inflate($0, into: &out, maxOutput: Inflater.chunkSize) }
+            #expect(out.count <= Inflater.chunkSize, "one call made \(out.count) bytes")
+            total += out.count
+            calls += 1
+            if calls > 1_000 { break }
+        }
+        #expect(total == 64 * Inflater.chunkSize)
+    }
+
+    /// A redirect's body is never read when it is followed, so a bad one (plain text labelled gzip)
+    /// does not fail the request; one returned as it is (not followed) is inflated like any other.
+    @Test func aRedirectsBodyIsInflatedOnlyWhenItIsReturned() async throws {
+        try await withClient { client, server in
+            server.route("/bad", respond: TestResponse.bytes(Array("this is not gzip".utf8), status: 302,
+                                                             headers: ["Location": "/ok", "Content-Encoding": "gzip"]))
+            server.route("/good", respond: TestResponse.bytes(compress(Array("moved".utf8), windowBits: 31), status: 302,
+                                                              headers: ["Location": "/ok", "Content-Encoding": "gzip"]))
+            server.route("/ok", respond: .ok("arrived"))
+            let followed = try await client.get(server.url("/bad"))
+            #expect(followed.status == 200 && followed.body == Array("arrived".utf8) && followed.redirectCount == 1)
+            var options = HTTPClient.RequestOptions()
+            options.redirects = .never
+            let returned = try await client.get(server.url("/good"), options: options)
+            #expect(returned.status == 302 && returned.body == Array("moved".utf8))
+            await expectHTTPError(.decompressionFailed) { _ = try await client.get(server.url("/bad"), options: options) }
         }
     }
 

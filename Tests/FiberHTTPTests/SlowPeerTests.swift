@@ -1,4 +1,4 @@
-import FiberRuntime
+@testable import FiberRuntime
 import FiberTesting
 import Testing
 
@@ -9,9 +9,20 @@ import Testing
 struct SlowPeerTests {
     @Test func defaultsBoundTheHeadAndTheInterimResponses() {
         let configuration = HTTPClient.Configuration()
-        #expect(configuration.responseHeadTimeout == .seconds(30))
         #expect(configuration.maxInterimResponses == 10)
         #expect(configuration.readIdleTimeout == .seconds(30))
+        #expect(HTTPClient.Configuration.responseHeadBound(given: configuration.responseHeadTimeout,
+                                                           readIdle: configuration.readIdleTimeout) == .seconds(30))
+    }
+
+    /// A client that raised or turned off its read-idle timeout to wait for slow heads is not cut at 30 s.
+    @Test func theDefaultHeadBoundFollowsTheReadIdleTimeout() {
+        let bound = HTTPClient.Configuration.responseHeadBound
+        #expect(bound(nil, .seconds(120)) == .seconds(120))
+        #expect(bound(nil, .seconds(5)) == .seconds(30))
+        #expect(bound(nil, nil) == nil)
+        #expect(bound(.milliseconds(300), .seconds(30)) == .milliseconds(300))
+        #expect(bound(.seconds(10), nil) == .seconds(10))
     }
 
     @Test func aDrippedHeadFailsAtTheResponseHeadTimeout() async throws {

@@ -24,15 +24,13 @@ public struct HTTPTransport: FiberTransport {
     /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.
     public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
         let response = try await client.execute(try clientRequest(request), options: options(request))
-        // Without a redirect the request's URL answered: no need to write the target out and parse it again.
-        let url = response.redirectCount == 0 ? request.url : URL(string: response.url)
-        return (Data(response.body), TransportResponse(statusCode: response.status, headers: response.headers, url: url))
+        return (Data(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
     public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let response = try await client.stream(try clientRequest(request), options: options(request))
-        return (FiberBodyStream(response.body), head(response.status, response.headers, response.url))
+        return (FiberBodyStream(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
     }
 
     /// The loop that will carry the request: the caller's if it runs on one of the group's, else the next in turn.
@@ -55,7 +53,9 @@ public struct HTTPTransport: FiberTransport {
         return options
     }
 
-    private func head(_ status: Int, _ headers: HTTPHeaders, _ url: String) -> TransportResponse {
-        TransportResponse(statusCode: status, headers: headers, url: URL(string: url))
+    /// Without a redirect the request's URL answered: `answered` (the target written out) is parsed only after one.
+    private func head(_ status: Int, _ headers: HTTPHeaders, _ request: TransportRequest, _ redirects: Int,
+                      _ answered: @autoclosure () -> String) -> TransportResponse {
+        TransportResponse(statusCode: status, headers: headers, url: redirects == 0 ? request.url : URL(string: answered()))
     }
 }

@@ -314,7 +314,7 @@ actor HTTP1Connection: LoopIsolated {
                 complete(exchange)
                 return
             case .upgraded:
-                fail(HTTPClientError(.malformedResponse, "the server switched protocols (101) though the request asked for no upgrade"))
+                fail(HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow"))
                 return
             }
         }
@@ -324,8 +324,8 @@ actor HTTP1Connection: LoopIsolated {
         switch event {
         case .head(let head):
             if head.status == 101 {
-                // This client never asks to switch: a 101 leaves the connection in a protocol it cannot read.
-                throw HTTPClientError(.malformedResponse, "the server switched protocols (101) though the request asked for no upgrade")
+                // This client cannot hand a connection over: a 101 leaves it in a protocol it cannot read.
+                throw HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")
             }
             if (100..<200).contains(head.status) {
                 exchange.interimResponses += 1
@@ -343,7 +343,8 @@ actor HTTP1Connection: LoopIsolated {
                     if let length = head.contentLength, length > max {
                         throw HTTPClientError(.bodyTooLarge, "Content-Length \(length) is over the limit of \(max) bytes")
                     }
-                    if let limits, let coding = Inflater.coding(of: head.headers) {
+                    // A redirect's body is left as it came: the client inflates it only if it does not follow it.
+                    if let limits, RedirectPolicy.location(of: head) == nil, let coding = Inflater.coding(of: head.headers) {
                         exchange.inflater = try Inflater(encoding: coding, limits: limits)
                     }
                 }

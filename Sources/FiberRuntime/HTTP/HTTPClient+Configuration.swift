@@ -15,10 +15,14 @@ extension HTTPClient {
         /// Fail when no byte of the response arrives for this long (default 30 s).
         public var readIdleTimeout: Duration? = .seconds(30)
         /// Fail when the final response head has not arrived this long after
-        /// the request was sent whole (default 30 s; nil: no bound). It bounds a
-        /// server that drips its head a byte at a time or sends endless interim
-        /// responses, which the read-idle timeout, reset by every byte, does not.
-        public var responseHeadTimeout: Duration? = .seconds(30)
+        /// the request was sent whole. It bounds a server that drips its head a
+        /// byte at a time or sends endless interim responses, which the read-idle
+        /// timeout, reset by every byte, does not. Default (nil): as long as the
+        /// read-idle timeout in force and at least 30 s, so 30 s with the
+        /// defaults; none when the read-idle timeout is off. A client that waits
+        /// longer for a slow head (long polling) raises the read-idle timeout
+        /// and the head bound follows.
+        public var responseHeadTimeout: Duration? = nil
         /// Interim (1xx) responses accepted before the final one (default 10); one more fails the request.
         public var maxInterimResponses = 10
         /// Largest response body collected into memory (default 100 MiB).
@@ -43,6 +47,12 @@ extension HTTPClient {
         /// The defaults above.
         public init() {}
 
+        /// The head bound in force: the one given, else the read-idle timeout
+        /// in force but at least 30 s, else none.
+        static func responseHeadBound(given: Duration?, readIdle: Duration?) -> Duration? {
+            given ?? readIdle.map { max($0, .seconds(30)) }
+        }
+
         var poolLimits: ConnectionPoolStateMachine.Limits {
             .init(maxConnections: maxConnectionsPerHost, maxIdle: maxIdleConnectionsPerHost ?? maxConnectionsPerHost,
                   idleTimeout: idleTimeout, maxLifetime: maxConnectionLifetime)
@@ -55,7 +65,8 @@ extension HTTPClient {
         public var timeout: Duration?
         /// Read-idle timeout for this request (overrides the configuration's).
         public var readIdleTimeout: Duration?
-        /// Response-head timeout for this request (overrides the configuration's).
+        /// Response-head timeout for this request (overrides the configuration's;
+        /// nil: the configuration's, or the default rule over this request's read-idle timeout).
         public var responseHeadTimeout: Duration?
         /// Redirects for this request (overrides the configuration's).
         public var redirects: RedirectPolicy?

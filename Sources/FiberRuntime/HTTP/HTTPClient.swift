@@ -48,12 +48,12 @@ public final class HTTPClient: Sendable {
     public func stream(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientStreamingResponse {
         let loop = group.next()
         return try await loop.withPreference {
-            try await self.run(request, options: options, on: loop, streaming: true) { response, target, _, decoder in
+            try await self.run(request, options: options, on: loop, streaming: true) { response, target, redirects, decoder in
                 var body = response.stream!
                 if let decoder { body = body.inflating(with: decoder) }
                 return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
                                                    headers: response.head.headers, body: body, timing: response.timing,
-                                                   target: target)
+                                                   target: target, redirectCount: redirects)
             }
         }
     }
@@ -89,9 +89,9 @@ public final class HTTPClient: Sendable {
         var redirects = 0
         do {
             while true {
-                let response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
+                var response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
                                                  streaming: streaming)
-                let location = RedirectPolicy.redirectStatuses.contains(response.head.status) ? response.head.headers["Location"] : nil
+                let location = RedirectPolicy.location(of: response.head)
                 if location != nil, visited.isEmpty { visited.insert("\(original.method) \(original.target)") }
                 if let next = try policy.next(after: response.head.status, location: location, request: request,
                                               visited: &visited, followed: redirects) {
@@ -100,11 +100,19 @@ public final class HTTPClient: Sendable {
                     redirects += 1
                     continue
                 }
-                // A streamed body is inflated as its consumer reads it (a collected one was, as it arrived).
+                // A streamed body is inflated as its consumer reads it. A collected one was, as it
+                // arrived, unless it redirects: that one is left as it came until it is not followed
+                // (the body of a redirect followed is never read, so a bad one must not fail the request).
                 var decoder: Inflater?
-                if streaming, let limits = decompressionLimits(request, options), !response.head.hasNoBody,
-                   let coding = Inflater.coding(of: response.head.headers) {
+                if let limits = decompressionLimits(request, options), streaming || location != nil,
+                   !response.head.hasNoBody, let coding = Inflater.coding(of: response.head.headers) {
                     decoder = try Inflater(encoding: coding, limits: limits)
+                }
+                if !streaming, let inflater = decoder.take() {
+                    var inflated: [UInt8] = []
+                    try inflater.inflate(response.body, into: &inflated)
+                    try inflater.finish()
+                    response.body = inflated
                 }
                 return try await finish(response, request.target, redirects, decoder)
             }
@@ -126,9 +134,11 @@ public final class HTTPClient: Sendable {
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
                        inflating: decompressionLimits(request, options))
-        let bounds = ExchangeBounds(readIdle: options.readIdleTimeout ?? configuration.readIdleTimeout,
-                                    responseHead: options.responseHeadTimeout ?? configuration.responseHeadTimeout,
-                                    deadline: deadline, maxInterimResponses: configuration.maxInterimResponses)
+        let readIdle = options.readIdleTimeout ?? configuration.readIdleTimeout
+        let head = Configuration.responseHeadBound(given: options.responseHeadTimeout ?? configuration.responseHeadTimeout,
+                                                   readIdle: readIdle)
+        let bounds = ExchangeBounds(readIdle: readIdle, responseHead: head, deadline: deadline,
+                                    maxInterimResponses: configuration.maxInterimResponses)
         return try await exchange(prepared, key: key, mode: mode, bounds: bounds, start: start, on: pool)
     }
 

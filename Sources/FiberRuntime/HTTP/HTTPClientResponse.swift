@@ -34,4 +34,6 @@ public struct HTTPClientStreamingResponse: Sendable {
     public var target: HTTPTarget
     /// The URL that answered, after redirects.
     public var url: String { target.description }
+    /// How many redirects were followed.
+    public var redirectCount: Int
 }

@@ -34,8 +34,8 @@ final class Inflater {
         self.encoding = encoding
         self.limits = limits
         // 15 + 32: zlib detects a gzip or zlib header by itself.
+        // Every property is set: a throw here runs `deinit`, which frees what there is.
         guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            scratch.deallocate()
             throw HTTPClientError(.decompressionFailed, "zlib could not start")
         }
     }
@@ -46,8 +46,8 @@ final class Inflater {
     }
 
     /// Inflates `input`, appending to `output`, until zlib has taken all of it
-    /// and given all it can, or `maxOutput` bytes or more were appended (then
-    /// call again with the rest of the input, or none if `hasPendingOutput`).
+    /// and given all it can, or `maxOutput` bytes were appended (then call
+    /// again with the rest of the input, or none if `hasPendingOutput`).
     ///
     /// - Returns: how many bytes of `input` were taken (all of them once the stream has ended).
     /// - Throws: `HTTPClientError` `.decompressionFailed` for corrupt data or a limit passed.
@@ -65,11 +65,13 @@ final class Inflater {
         var appended = 0
         while true {
             let inputBefore = stream.avail_in
+            // Never more than `maxOutput` in one call, however the members and chunks fall.
+            let room = min(scratch.count, maxOutput - appended)
             stream.next_out = scratch.baseAddress
-            stream.avail_out = UInt32(scratch.count)
+            stream.avail_out = UInt32(room)
             var status = CZlib.inflate(&stream, Z_NO_FLUSH)
             let taken = Int(inputBefore - stream.avail_in)
-            let written = scratch.count - Int(stream.avail_out)
+            let written = room - Int(stream.avail_out)
             consumed += taken
             if status == Z_DATA_ERROR, !rawDeflateTried, produced == 0, consumedBefore == 0, encoding == "deflate" {
                 // Some servers send raw deflate (no zlib header) as "deflate": start over on the same bytes.
@@ -103,6 +105,7 @@ final class Inflater {
                 // RFC 1952 §2.2: a gzip body may be several members, one after another (zlib stops at each).
                 if beginsGzipMember(UnsafeRawBufferPointer(start: stream.next_in, count: Int(stream.avail_in))) {
                     inflateReset(&stream)  // keeps the input where it is
+                    if appended >= maxOutput { break }  // the next call goes on with the next member
                     continue
                 }
                 finished = true

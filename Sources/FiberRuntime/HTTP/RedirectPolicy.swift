@@ -17,6 +17,11 @@ public struct RedirectPolicy: Sendable, Hashable {
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
+    /// Where a response redirects to: its `Location` if its status redirects, else nil.
+    static func location(of head: HTTP1Head) -> String? {
+        redirectStatuses.contains(head.status) ? head.headers["Location"] : nil
+    }
+
     /// The request to send after `status` with `location`, or nil when the response is final.
     ///
     /// - Throws: `HTTPClientError` `.tooManyRedirects`, `.redirectLoop`,
