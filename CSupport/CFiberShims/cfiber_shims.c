@@ -1,13 +1,10 @@
 #define _GNU_SOURCE
 #include "cfiber_shims.h"
-#include <unistd.h>
-#include <sys/syscall.h>
 
 static _Thread_local void *cfiber_current_loop;
 
 void *cfiber_current_loop_get(void) { return cfiber_current_loop; }
 void cfiber_current_loop_set(void *loop) { cfiber_current_loop = loop; }
-int cfiber_thread_id(void) { return (int)syscall(SYS_gettid); }
 
 #include <pthread.h>
 #include <sched.h>

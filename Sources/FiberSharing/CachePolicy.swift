@@ -53,9 +53,4 @@ public struct CachePolicy: Sendable, Hashable, Codable {
 
     /// True when nothing may be stored or served under this policy (`.noCache`).
     public var disablesCaching: Bool { maxEntries == 0 || (ttl == 0 && staleWhileRevalidate == 0) }
-
-    /// True when entries go to memory.
-    var usesMemory: Bool { storageMode != .disk }
-    /// True when entries go to disk.
-    var usesDisk: Bool { storageMode != .memory }
 }

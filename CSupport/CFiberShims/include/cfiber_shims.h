@@ -8,9 +8,6 @@
 void *cfiber_current_loop_get(void);
 void cfiber_current_loop_set(void *loop);
 
-/* The thread id of the calling thread (gettid), for diagnostics. */
-int cfiber_thread_id(void);
-
 
 
 /* Names the calling thread (Linux keeps the first 15 bytes). */

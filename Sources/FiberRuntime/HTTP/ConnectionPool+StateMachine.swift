@@ -44,13 +44,11 @@ struct ConnectionPoolStateMachine {
     private var connections: [ConnectionID: Connection] = [:]
     private var idle: [ConnectionID] = []   // most recently used last
     private var waiters = Deque<WaiterID>()
-    private var nextID: ConnectionID
+    private var nextID: ConnectionID = 1
     private(set) var isShutDown = false
 
-    /// `firstID` lets several machines (one per origin) share one ID space.
-    init(limits: Limits, firstID: ConnectionID = 1) {
+    init(limits: Limits) {
         self.limits = limits
-        nextID = firstID
     }
 
     // MARK: Events

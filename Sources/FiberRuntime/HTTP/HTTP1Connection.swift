@@ -62,8 +62,6 @@ actor HTTP1Connection: LoopIsolated {
         }
     }
 
-    var isClosed: Bool { closedReason != nil }
-
     /// Starts an exchange: arms its timers and, for a body in memory (or
     /// none), writes the request at once, in one vectored write. Await its
     /// end with `response(to:on:)`; a streamed or file body is sent by `upload`.

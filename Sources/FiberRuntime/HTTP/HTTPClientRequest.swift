@@ -62,15 +62,6 @@ public struct HTTPRequestBody: Sendable {
     /// A body read from the file at `path` in 64 KiB pieces through libuv's
     /// file-system calls (never whole into memory), sent with its size as `Content-Length`.
     public static func file(path: String) -> HTTPRequestBody { HTTPRequestBody(source: .file(path: path)) }
-
-    /// The length when known before sending (bytes; files are measured when sent).
-    var knownLength: Int? {
-        switch source {
-        case .bytes(let bytes): bytes.count
-        case .stream(let length, _): length
-        case .file: nil
-        }
-    }
 }
 
 /// A type-erased async sequence of byte chunks.
