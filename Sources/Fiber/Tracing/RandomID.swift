@@ -68,9 +68,14 @@ enum RandomID {
     /// `value` as 16 lower-case hex digits, zero-padded.
     static func hex(_ value: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { out in
-            for i in 0..<16 { out[i] = hexDigit(UInt8(truncatingIfNeeded: value >> (60 - 4 * i)), uppercase: false) }
+            writeHex(value, into: out, at: 0)
             return 16
         }
+    }
+
+    /// Writes `value` as 16 lower-case hex digits, zero-padded, from `start`.
+    static func writeHex(_ value: UInt64, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for i in 0..<16 { out[start + i] = hexDigit(UInt8(truncatingIfNeeded: value >> (60 - 4 * i)), uppercase: false) }
     }
 
     /// The hex digit of the low four bits of `nibble`.

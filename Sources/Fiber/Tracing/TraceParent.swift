@@ -30,13 +30,9 @@ enum TraceParent {
             guard isUUIDShaped(bytes) else { return nil }
             return String(unsafeUninitializedCapacity: 55) { out in
                 out[0] = UInt8(ascii: "0"); out[1] = UInt8(ascii: "0"); out[2] = UInt8(ascii: "-")
-                var position = 3
-                for byte in bytes where byte != UInt8(ascii: "-") {
-                    out[position] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
-                    position += 1
-                }
+                copyDigits(of: bytes, into: out, at: 3)
                 out[35] = UInt8(ascii: "-")
-                for i in 0..<16 { out[36 + i] = RandomID.hexDigit(UInt8(truncatingIfNeeded: span >> (60 - 4 * i)), uppercase: false) }
+                RandomID.writeHex(span, into: out, at: 36)
                 out[52] = UInt8(ascii: "-"); out[53] = UInt8(ascii: "0"); out[54] = UInt8(ascii: "1")
                 return 55
             }
@@ -61,13 +57,18 @@ enum TraceParent {
         return traceID.withUTF8 { bytes -> String? in
             guard isUUIDShaped(bytes) else { return nil }
             return String(unsafeUninitializedCapacity: 32) { out in
-                var position = 0
-                for byte in bytes where byte != UInt8(ascii: "-") {
-                    out[position] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
-                    position += 1
-                }
-                return position
+                copyDigits(of: bytes, into: out, at: 0)
+                return 32
             }
+        }
+    }
+
+    /// Writes the hex digits of a UUID-shaped trace ID, lower-cased and without its dashes, from `start`.
+    private static func copyDigits(of bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        var position = start
+        for byte in bytes where byte != UInt8(ascii: "-") {
+            out[position] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
+            position += 1
         }
     }
 
