@@ -69,9 +69,12 @@ extension SocketStream {
                 // Bytes that came before TLS started (a server's ClientHello) are the handshake's.
                 while let chunk = takeReceived() { chunk.withUnsafeBytes { engine.feed($0) } }
                 advanceHandshake(engine)
-                if tlsHandshake != nil, let end = self.end {
-                    failHandshake(end.map { TLSError(.handshakeFailed, "\($0)", host: host) }
-                                  ?? TLSError(.handshakeFailed, "the peer closed the connection during the handshake", host: host))
+                if tlsHandshake != nil {
+                    switch input {
+                    case .open: break
+                    case .ended: failHandshake(TLSError(.handshakeFailed, "the peer closed the connection during the handshake", host: host))
+                    case .failed(let error): failHandshake(TLSError(.handshakeFailed, "\(error)", host: host))
+                    }
                 }
             }
         } onCancel: { [weak self] in
@@ -130,7 +133,7 @@ extension SocketStream {
         do {
             let end = try engine.readPlaintext(into: loop.loopPlaintextBuffer) { plaintext in
                 deliver(status: plaintext.count, bytes: plaintext)
-                return closeReason == nil && self.end == nil  // the reader may have closed the stream
+                return closeReason == nil && self.input.isOpen  // the reader may have closed the stream
             }
             flushTLS(engine)  // a key update or an alert may want an answer
             if end == .closeNotify { endReading(nil) }

@@ -25,17 +25,37 @@ public actor SocketStream: LoopIsolated {
     let handle: UVHandle
     private var backpressure: ReadBackpressure
     var received = Deque<[UInt8]>()
-    var end: TransportError?? = nil   // .some(nil): EOF; .some(error): failed
-    private var reader: (id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?
+    /// Whether the peer may still send: reading stops at the end or a failure.
+    var input = Input.open
+    private var reader = Reader.buffered(waiting: nil)
     private var nextReaderID = 0
     var closeReason: TransportError?
-    private var inPlaceReader: ((InPlaceRead) -> Void)?
     /// Set once TLS starts: reads are decrypted and writes encrypted through it.
     var tls: TLSEngine?
     /// The caller of `startTLS`, until the handshake ends.
     var tlsHandshake: OnceContinuation<Void>?
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+
+    /// The peer's side of the stream.
+    enum Input {
+        case open
+        /// The peer finished sending.
+        case ended
+        /// Reading failed.
+        case failed(TransportError)
+
+        var isOpen: Bool { if case .open = self { true } else { false } }
+    }
+
+    /// Who takes the stream's bytes.
+    private enum Reader {
+        /// Bytes are copied into `received` until `read()` takes them;
+        /// `waiting` is the one caller suspended in `read()`, if any.
+        case buffered(waiting: (id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?)
+        /// Every read goes to this closure synchronously, in place (the HTTP/1.1 parser's path).
+        case inPlace((InPlaceRead) -> Void)
+    }
 
     /// Adopts a connected stream handle. Call on `handle.loop`.
     init(adopting handle: UVHandle, remoteAddress: SocketAddress?, options: SocketOptions) {
@@ -78,17 +98,21 @@ public actor SocketStream: LoopIsolated {
             try await withCheckedThrowingContinuation { c in
                 if let chunk = takeReceived() {
                     c.resume(returning: chunk)
-                } else if let end {
-                    if let error = end { c.resume(throwing: error) } else { c.resume(returning: nil) }
+                } else if case .ended = input {
+                    c.resume(returning: nil)
+                } else if case .failed(let error) = input {
+                    c.resume(throwing: error)
                 } else if let closeReason {
                     c.resume(throwing: closeReason.with(operation: "read"))
-                } else if reader != nil {
+                } else if case .inPlace = reader {
+                    c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "this stream's bytes go to an in-place reader"))
+                } else if case .buffered(_?) = reader {
                     c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
                 } else if Task.isCancelled {
                     // The cancellation handler may already have run, finding no reader to resume.
                     c.resume(throwing: CancellationError())
                 } else {
-                    reader = (id, c)
+                    reader = .buffered(waiting: (id, c))
                 }
             }
         } onCancel: { [weak self] in
@@ -121,9 +145,16 @@ public actor SocketStream: LoopIsolated {
     }
 
     private func cancelRead(_ id: Int) {
-        guard let pending = reader, pending.id == id else { return }
-        reader = nil
-        pending.continuation.resume(throwing: CancellationError())
+        guard case .buffered(let waiting?) = reader, waiting.id == id else { return }
+        reader = .buffered(waiting: nil)
+        waiting.continuation.resume(throwing: CancellationError())
+    }
+
+    /// The caller suspended in `read()`, taken out to be resumed.
+    private func takeWaitingReader() -> CheckedContinuation<[UInt8]?, any Error>? {
+        guard case .buffered(let waiting?) = reader else { return nil }
+        reader = .buffered(waiting: nil)
+        return waiting.continuation
     }
 
     private func didRead(status: Int, bytes: UnsafeRawBufferPointer) {
@@ -136,16 +167,15 @@ public actor SocketStream: LoopIsolated {
 
     /// Hands plaintext (status > 0) or the end of the stream (status < 0) to the reader.
     func deliver(status: Int, bytes: UnsafeRawBufferPointer) {
-        if let inPlaceReader {
+        if case .inPlace(let inPlaceReader) = reader {
             deliverInPlace(status: status, bytes: bytes, to: inPlaceReader)
             return
         }
         if status > 0 {
             // Copied here: the loop's read buffer is reused by the next read.
             let chunk = Array(bytes)
-            if let pending = reader {
-                reader = nil
-                pending.continuation.resume(returning: chunk)
+            if let waiting = takeWaitingReader() {
+                waiting.resume(returning: chunk)
             } else {
                 received.append(chunk)
                 apply(backpressure.received(chunk.count))
@@ -157,17 +187,16 @@ public actor SocketStream: LoopIsolated {
 
     /// The stream will yield nothing more: the end (nil) or `error`.
     func endReading(_ error: TransportError?) {
-        guard end == nil else { return }
+        guard input.isOpen else { return }
         if !handle.isClosing { uv_read_stop(handle.stream) }
-        end = .some(error)
-        if let inPlaceReader {
+        input = error.map(Input.failed) ?? .ended
+        if case .inPlace(let inPlaceReader) = reader {
             inPlaceReader(error.map(InPlaceRead.failure) ?? .end)
             return
         }
         backpressure.finished()
-        if let pending = reader {
-            reader = nil
-            if let error { pending.continuation.resume(throwing: error) } else { pending.continuation.resume(returning: nil) }
+        if let waiting = takeWaitingReader() {
+            if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
         }
     }
 
@@ -216,13 +245,15 @@ public actor SocketStream: LoopIsolated {
     /// already buffered are delivered first. Backpressure is then the reader's
     /// own, through `pauseReading()` and `resumeReading()`.
     package func setInPlaceReader(_ reader: @escaping (InPlaceRead) -> Void) {
-        inPlaceReader = reader
+        self.reader = .inPlace(reader)
         while let chunk = received.popFirst() {
             chunk.withUnsafeBytes { reader(.bytes($0)) }
         }
         backpressure = ReadBackpressure(lowWatermark: backpressure.lowWatermark, highWatermark: backpressure.highWatermark)
-        if let end {
-            reader(end.map(InPlaceRead.failure) ?? .end)
+        if case .ended = input {
+            reader(.end)
+        } else if case .failed(let error) = input {
+            reader(.failure(error))
         } else if let closeReason {
             reader(.failure(closeReason))
         } else if !handle.isClosing {
@@ -232,13 +263,13 @@ public actor SocketStream: LoopIsolated {
 
     /// Stops reading the socket (in-place readers' backpressure).
     package func pauseReading() {
-        guard !handle.isClosing, end == nil else { return }
+        guard !handle.isClosing, input.isOpen else { return }
         uv_read_stop(handle.stream)
     }
 
     /// Resumes reading the socket.
     package func resumeReading() {
-        guard !handle.isClosing, end == nil, closeReason == nil else { return }
+        guard !handle.isClosing, input.isOpen, closeReason == nil else { return }
         uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
     }
 
@@ -386,11 +417,8 @@ public actor SocketStream: LoopIsolated {
         backpressure.finished()
         tlsHandshake?.resume(with: .failure(reason))
         tlsHandshake = nil
-        if end == nil, let inPlaceReader { inPlaceReader(.failure(reason)) }
-        if let pending = reader {
-            reader = nil
-            pending.continuation.resume(throwing: reason.with(operation: "read"))
-        }
+        if input.isOpen, case .inPlace(let inPlaceReader) = reader { inPlaceReader(.failure(reason)) }
+        takeWaitingReader()?.resume(throwing: reason.with(operation: "read"))
     }
 
     // MARK: Options

@@ -2,13 +2,12 @@
 /// from the loop's read buffer, and at most one exchange at a time (no
 /// pipelining). An actor pinned to its loop.
 ///
-/// Lifecycle: `idle` ⇄ `busy` (one exchange) → `closed`. An exchange ends
-/// when the response ends; the connection then reports to its pool *before*
-/// the caller resumes — reusable only if the response was read to its end,
-/// the request was sent whole, no stray bytes followed, and neither side said
-/// `Connection: close`. A parse error, a transport failure, a read timeout or
-/// a cancelled caller closes it. Closed by the peer while idle, it reports at
-/// once, so the pool never leases a connection it knows is dead.
+/// The rules (which heads are final, when a body is too large, reuse, retry
+/// on a new connection, the read timer) live in `HTTP1ConnectionStateMachine`;
+/// this actor feeds it what the socket, the parser, the timers and the caller
+/// do, and performs what it answers: writing, reading, delivering, closing and
+/// reporting to the pool. The pool hears of an exchange's end *before* the
+/// caller resumes, so that the caller's next request finds the connection idle.
 actor HTTP1Connection: LoopIsolated {
     nonisolated let id: Int
     nonisolated let loop: EventLoop
@@ -18,15 +17,17 @@ actor HTTP1Connection: LoopIsolated {
 
     private let stream: SocketStream
     private let parser: HTTP1Parser
-    private var exchange: Exchange?
-    private var closedReason: HTTPClientError?
+    private var rules = HTTP1ConnectionStateMachine()
+    private var exchange: HTTP1Exchange?
     private var readTimer: LoopTimer?
     private var deadlineTimer: LoopTimer?
-    private(set) var completedExchanges = 0
     /// Told, on the loop, when an exchange ends (reusable or not) or the idle connection closed.
     private let report: (HTTP1Connection, _ reusable: Bool) -> Void
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+
+    /// Exchanges that ended on this connection, reusable or not.
+    var completedExchanges: Int { rules.completedExchanges }
 
     /// What the caller gets back: the head at once in streaming mode, head and body in collecting mode.
     struct Response: Sendable {
@@ -71,28 +72,29 @@ actor HTTP1Connection: LoopIsolated {
     ///
     /// - Throws: `HTTPClientError` if the connection is already closed.
     func begin(_ request: PreparedRequest, mode: BodyMode, bounds: ExchangeBounds,
-               start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> Exchange {
-        if let closedReason { throw closedReason }
-        precondition(exchange == nil, "one exchange at a time")
-        let exchange = Exchange(request: request, mode: mode, bounds: bounds, start: start, timing: timing)
-        exchange.timing.reusedConnection = completedExchanges > 0
+               start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> HTTP1Exchange {
+        let collectLimit: Int? = if case .collect(let max, _) = mode { max } else { nil }
+        let (id, timer) = try rules.begin(.init(isIdempotent: request.isIdempotent,
+                                                collectLimit: collectLimit, bounds: bounds))
+        let exchange = HTTP1Exchange(id: id, request: request, mode: mode, start: start, timing: timing)
+        exchange.timing.reusedConnection = rules.completedExchanges > 0
         self.exchange = exchange
         parser.expectsNoBody = request.method == "HEAD"
         if case .stream(let low, let high) = mode {
             // Weak: the exchange holds the buffer, which holds this closure.
-            exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self, weak exchange] reading in
-                guard let exchange else { return }
-                self?.assumeIsolated { $0.setReading(reading, for: exchange) }
+            exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self] reading in
+                self?.assumeIsolated { me in
+                    me.perform(me.rules.consumerChanged(id, reading: reading, now: .now))
+                }
             }
         }
         if let deadline = bounds.deadline { armDeadline(deadline) }
+        setReadTimer(timer)
         switch request.body {
         case nil: sendNow(CollectionOfOne(request.head), request, in: exchange)
         case .bytes(let bytes)?: sendNow([request.head, bytes], request, in: exchange)
         case .stream?, .file?: break
         }
-        // A request sent at once has set the timer for its head already.
-        if exchange.headDeadline == nil { restartReadTimer(for: exchange) }
         return exchange
     }
 
@@ -101,7 +103,7 @@ actor HTTP1Connection: LoopIsolated {
     ///
     /// - Throws: `HTTPClientError` (`.malformedResponse`, `.headersTooLarge`,
     ///   `.bodyTooLarge`, `.connectionClosed`, `.readTimeout`, `.transport`, `.cancelled`).
-    func upload(_ request: PreparedRequest, for exchange: Exchange) async throws -> Response {
+    func upload(_ request: PreparedRequest, for exchange: HTTP1Exchange) async throws -> Response {
         try await withTaskCancellationHandler {
             // Uploading goes on beside reading: a server may answer (and end the exchange) early.
             async let sending: Void = sendStreamed(request, in: exchange)
@@ -118,7 +120,7 @@ actor HTTP1Connection: LoopIsolated {
     /// exchange and closes the connection.
     ///
     /// - Throws: as `upload`.
-    static func response(to exchange: Exchange, on connection: HTTP1Connection,
+    static func response(to exchange: HTTP1Exchange, on connection: HTTP1Connection,
                          isolation: isolated (any Actor)? = #isolation) async throws -> Response {
         try await withTaskCancellationHandler {
             try await exchange.response.wait()
@@ -129,14 +131,12 @@ actor HTTP1Connection: LoopIsolated {
 
     /// Closes the connection; an exchange in progress fails with `reason`.
     func close(_ reason: HTTPClientError = HTTPClientError(.shutdown)) {
-        fail(reason)
+        perform(rules.fail(reason))
     }
 
-    private nonisolated func cancel(_ exchange: Exchange) {
+    private nonisolated func cancel(_ exchange: HTTP1Exchange) {
         try? loop.execute {
-            self.onLoop(exchange) { me, exchange in
-                if me.exchange === exchange { me.fail(HTTPClientError(.cancelled)) }
-            }
+            self.onLoop(exchange.id) { me, id in me.perform(me.rules.cancelled(id)) }
         }
     }
 
@@ -144,10 +144,10 @@ actor HTTP1Connection: LoopIsolated {
 
     /// Writes a request that is all in memory: what the kernel does not take
     /// at once is queued, and the exchange learns when it is out.
-    private func sendNow<C: Collection<[UInt8]>>(_ buffers: C, _ request: PreparedRequest, in exchange: Exchange) {
+    private func sendNow<C: Collection<[UInt8]>>(_ buffers: C, _ request: PreparedRequest, in exchange: HTTP1Exchange) {
         do {
             let pending = try stream.onLoop(buffers) { stream, buffers in try stream.startWrite(buffers) }
-            exchange.wroteAnything = true
+            rules.wroteRequestBytes(exchange.id)
             guard let pending else {
                 sent(request, in: exchange, whole: true)
                 return
@@ -166,10 +166,10 @@ actor HTTP1Connection: LoopIsolated {
     }
 
     /// Sends a streamed or file body after the head.
-    private func sendStreamed(_ request: PreparedRequest, in exchange: Exchange) async {
+    private func sendStreamed(_ request: PreparedRequest, in exchange: HTTP1Exchange) async {
         do {
             try await write(CollectionOfOne(request.head))
-            exchange.wroteAnything = true
+            rules.wroteRequestBytes(exchange.id)
             let whole: Bool
             switch request.body {
             case .stream(let length, let makeChunks)?:
@@ -186,30 +186,22 @@ actor HTTP1Connection: LoopIsolated {
     }
 
     /// The request is out (`whole`), or sending stopped because the response ended first.
-    private func sent(_ request: PreparedRequest, in exchange: Exchange, whole: Bool) {
-        // Sent whole even if the answer came first (it may, while the last read of a file finds its end).
-        exchange.requestSent = whole
-        exchange.wroteAnything = true
+    private func sent(_ request: PreparedRequest, in exchange: HTTP1Exchange, whole: Bool) {
         let now = ContinuousClock.now
         if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = now - exchange.start }
-        // The head deadline runs from here: a large upload's time is not the server's.
-        if exchange.head == nil, let headTimeout = exchange.bounds.responseHead {
-            exchange.headDeadline = now + headTimeout
-            restartReadTimer(for: exchange, now: now)
-        }
         if case .bytes(let bytes)? = request.body { request.uploadProgress?(bytes.count, bytes.count) }
-        exchange.sendDone = true
-        if self.exchange === exchange, exchange.responseDone { finish(exchange) }
+        switch rules.requestSent(exchange.id, whole: whole, now: now) {
+        case .none: break
+        case .setReadTimer(let timer): setReadTimer(timer)
+        case .release(let release): perform(release)
+        }
     }
 
-    private func sendFailed(_ error: any Error, _ request: PreparedRequest, in exchange: Exchange) {
-        exchange.sendDone = true
-        // A response may already have ended (a server may answer before reading the body).
-        if self.exchange === exchange, !exchange.responseDone {
-            fail(error as? HTTPClientError ?? HTTPClientError.wrapping(error, url: request.url))
-            return
-        }
-        if self.exchange === exchange, exchange.responseDone { finish(exchange) }
+    private func sendFailed(_ error: any Error, _ request: PreparedRequest, in exchange: HTTP1Exchange) {
+        let error = error as? HTTPClientError ?? HTTPClientError.wrapping(error, url: request.url)
+        let (release, failure) = rules.sendFailed(exchange.id, error)
+        if let release { perform(release) }
+        perform(failure)
     }
 
     /// Writes on the stream (same loop) without a hop to it; suspends only
@@ -221,10 +213,10 @@ actor HTTP1Connection: LoopIsolated {
 
     /// Sends the body; returns false if the response ended first and sending stopped.
     private func sendChunks<S: AsyncSequence>(_ chunks: S, chunked: Bool, total: Int?, request: PreparedRequest,
-                                              exchange: Exchange) async throws -> Bool where S.Element == [UInt8] {
+                                              exchange: HTTP1Exchange) async throws -> Bool where S.Element == [UInt8] {
         var sent = 0
         for try await chunk in chunks {
-            guard self.exchange === exchange, !exchange.responseDone else { return false }
+            guard rules.wantsRequestBody(exchange.id) else { return false }
             guard !chunk.isEmpty else { continue }
             // Checked before writing: bytes past the declared length would be read by the server as a next request.
             if let total, sent + chunk.count > total {
@@ -249,45 +241,35 @@ actor HTTP1Connection: LoopIsolated {
     // MARK: Receiving
 
     private func didRead(_ event: SocketStream.InPlaceRead) {
-        guard closedReason == nil else { return }  // our own close, reported back
-        if let exchange, exchange.responseDone {
-            // The answer is complete and the request still going out: anything more spoils reuse.
-            exchange.keepAlive = false
-            return
-        }
         switch event {
         case .bytes(let bytes):
-            guard let exchange else {
-                // Bytes nobody asked for: the server is confused; never reuse this connection.
-                fail(HTTPClientError(.malformedResponse, "\(bytes.count) unexpected bytes on an idle connection"))
-                return
-            }
+            let (inbound, failure) = rules.bytesArrived(count: bytes.count)
+            perform(failure)
+            guard inbound == .parse, let exchange else { return }
             receive(bytes, in: exchange)
             // After the bytes are read: a response they completed needs no timer, and a head they brought ends the head deadline.
-            restartReadTimer(for: exchange)
+            setReadTimer(rules.readTimer(now: .now))
         case .end:
-            guard let exchange else {
-                fail(HTTPClientError(.connectionClosed, "closed by the server while idle"))
-                return
-            }
+            let (inbound, failure) = rules.peerClosed()
+            perform(failure)
+            guard inbound == .parse, let exchange else { return }
             do {
                 let ended = try parser.finish { try handle($0, bytes: UnsafeRawBufferPointer(start: nil, count: 0), in: exchange) }
                 if ended {
-                    exchange.keepAlive = false
-                    complete(exchange)
+                    messageEnded(bytesFollow: false, byClose: true, in: exchange)
                 } else {
-                    fail(HTTPClientError(.connectionClosed, exchange.head == nil ? "before the response head" : "in the middle of the body"))
+                    perform(rules.closedMidResponse())
                 }
             } catch {
-                fail(error as? HTTPClientError ?? HTTPClientError(.connectionClosed))
+                perform(rules.fail(error as? HTTPClientError ?? HTTPClientError(.connectionClosed)))
             }
         case .failure(let error):
             let kind: HTTPClientError.Kind = error.kind == .closed ? .connectionClosed : error.kind == .tls ? .tls : .transport
-            fail(HTTPClientError(kind, transport: error))
+            perform(rules.transportFailed(HTTPClientError(kind, transport: error)))
         }
     }
 
-    private func receive(_ bytes: UnsafeRawBufferPointer, in exchange: Exchange) {
+    private func receive(_ bytes: UnsafeRawBufferPointer, in exchange: HTTP1Exchange) {
         if exchange.timing.firstByte == .zero { exchange.timing.firstByte = .now - exchange.start }
         var rest = bytes
         while !rest.isEmpty, self.exchange === exchange {
@@ -296,7 +278,7 @@ actor HTTP1Connection: LoopIsolated {
                 let buffer = rest
                 outcome = try parser.feed(buffer) { try handle($0, bytes: buffer, in: exchange) }
             } catch {
-                fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)"))
+                perform(rules.fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)")))
                 return
             }
             switch outcome {
@@ -304,151 +286,129 @@ actor HTTP1Connection: LoopIsolated {
                 return
             case .messageEnded(let consumed):
                 rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
-                if exchange.interim {
-                    exchange.interim = false
-                    continue
-                }
-                if !rest.isEmpty { exchange.keepAlive = false }  // bytes after the response: never reuse
-                complete(exchange)
+                if messageEnded(bytesFollow: !rest.isEmpty, byClose: false, in: exchange) { continue }
                 return
             case .upgraded:
-                fail(HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow"))
+                // llhttp stops at a 101 only after its head, which `receivedHead` refused already.
+                perform(rules.fail(HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")))
                 return
             }
         }
     }
 
-    private func handle(_ event: HTTP1Parser.Event, bytes: UnsafeRawBufferPointer, in exchange: Exchange) throws {
+    private func handle(_ event: HTTP1Parser.Event, bytes: UnsafeRawBufferPointer, in exchange: HTTP1Exchange) throws {
         switch event {
         case .head(let head):
-            if head.status == 101 {
-                // This client cannot hand a connection over: a 101 leaves it in a protocol it cannot read.
-                throw HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")
-            }
-            if (100..<200).contains(head.status) {
-                exchange.interimResponses += 1
-                if exchange.interimResponses > exchange.bounds.maxInterimResponses {
-                    throw HTTPClientError(.malformedResponse, "more than \(exchange.bounds.maxInterimResponses) interim (1xx) responses")
-                }
-                exchange.interim = true
-                return
-            }
+            let disposition = try rules.receivedHead(status: head.status, keepAlive: head.keepAlive, hasNoBody: head.hasNoBody,
+                                                     contentLength: head.contentLength)
+            guard disposition == .final else { return }
             exchange.head = head
-            exchange.keepAlive = head.keepAlive
             if !head.hasNoBody {
                 exchange.expectedLength = head.contentLength
-                if case .collect(let max, let limits) = exchange.mode {
-                    if let length = head.contentLength, length > max {
-                        throw HTTPClientError(.bodyTooLarge, "Content-Length \(length) is over the limit of \(max) bytes")
-                    }
-                    // A redirect's body is left as it came: the client inflates it only if it does not follow it.
-                    if let limits, RedirectPolicy.location(of: head) == nil, let coding = Inflater.coding(of: head.headers) {
-                        exchange.inflater = try Inflater(encoding: coding, limits: limits)
-                    }
+                // A redirect's body is left as it came: the client inflates it only if it does not follow it.
+                if case .collect(_, let limits?) = exchange.mode, RedirectPolicy.location(of: head) == nil,
+                   let coding = Inflater.coding(of: head.headers) {
+                    exchange.inflater = try Inflater(encoding: coding, limits: limits)
                 }
             }
             if let buffer = exchange.bodyBuffer {
+                let id = exchange.id
                 let lifetime = HTTPResponseBody.Lifetime { [weak self, loop] in
                     guard let self else { return }
-                    try? loop.execute { self.assumeIsolated { $0.abandon(exchange) } }
+                    try? loop.execute { self.assumeIsolated { $0.perform($0.rules.bodyAbandoned(id)) } }
                 }
                 exchange.response.resume(with: .success(Response(head: head, body: [], stream: HTTPResponseBody(buffer: buffer, lifetime: lifetime),
                                                                  timing: exchange.timing)))
             }
         case .body(let range):
-            guard !exchange.interim else { return }
+            guard !rules.isInInterimResponse else { return }
             let part = UnsafeRawBufferPointer(rebasing: bytes[range])
-            exchange.received += part.count
-            switch exchange.mode {
-            case .collect(let max, _):
-                if exchange.received > max { throw HTTPClientError(.bodyTooLarge, "more than \(max) bytes") }
-                if let inflater = exchange.inflater {
-                    try inflater.inflate(part, into: &exchange.body)
-                } else {
-                    exchange.body.append(contentsOf: part)
-                }
-            case .stream:
+            let received = try rules.receivedBody(count: part.count)
+            if let buffer = exchange.bodyBuffer {
                 nonisolated(unsafe) let part = part
-                exchange.bodyBuffer?.assumeIsolated { $0.push(part) }
+                buffer.assumeIsolated { $0.push(part) }
+            } else if let inflater = exchange.inflater {
+                try inflater.inflate(part, into: &exchange.body)
+            } else {
+                exchange.body.append(contentsOf: part)
             }
-            exchange.request.downloadProgress?(exchange.received, exchange.expectedLength)
+            exchange.request.downloadProgress?(received, exchange.expectedLength)
         case .end:
-            if !exchange.interim { try exchange.inflater?.finish() }
+            if !rules.isInInterimResponse { try exchange.inflater?.finish() }
         }
     }
 
-    // MARK: Ending
-
-    /// The response ended. The exchange ends with it if the request is sent
-    /// too; else the send side ends it (`finish`) when it is done.
-    private func complete(_ exchange: Exchange) {
-        guard self.exchange === exchange, let head = exchange.head, !exchange.responseDone else { return }
-        exchange.responseDone = true
-        readTimer?.stop()
-        deadlineTimer?.stop()
-        exchange.timing.total = .now - exchange.start
-        // Back in the pool before the caller resumes, so that its next request finds the connection idle.
-        if exchange.sendDone { finish(exchange) }
-        if let buffer = exchange.bodyBuffer {
-            buffer.assumeIsolated { $0.finish(nil) }
-        } else {
-            exchange.response.resume(with: .success(Response(head: head, body: exchange.body, stream: nil, timing: exchange.timing)))
-        }
-    }
-
-    /// Every copy of a streamed body was dropped before its end: the connection cannot be reused half-read.
-    private func abandon(_ exchange: Exchange) {
-        guard self.exchange === exchange, !exchange.responseDone else { return }
-        fail(HTTPClientError(.cancelled, "the response body was dropped before its end"))
-    }
-
-    /// A streamed body's consumer fell behind (false) or caught up (true).
-    /// While the client itself is not reading, the read-idle timer does not run.
-    private func setReading(_ reading: Bool, for exchange: Exchange) {
-        guard self.exchange === exchange, !exchange.responseDone else { return }
-        exchange.readingPaused = !reading
-        if reading {
-            stream.assumeIsolated { $0.resumeReading() }
-            restartReadTimer(for: exchange)
-        } else {
-            stream.assumeIsolated { $0.pauseReading() }
+    /// A message ended; returns whether to parse on (an interim response ended).
+    @discardableResult
+    private func messageEnded(bytesFollow: Bool, byClose: Bool, in exchange: HTTP1Exchange) -> Bool {
+        switch rules.messageEnded(bytesFollow: bytesFollow, byClose: byClose) {
+        case .parseNext?:
+            return true
+        case .responseComplete(let release)?:
             readTimer?.stop()
+            deadlineTimer?.stop()
+            exchange.timing.total = .now - exchange.start
+            // Back in the pool before the caller resumes, so that its next request finds the connection idle.
+            if let release { perform(release) }
+            if let buffer = exchange.bodyBuffer {
+                buffer.assumeIsolated { $0.finish(nil) }
+            } else if let head = exchange.head {
+                exchange.response.resume(with: .success(Response(head: head, body: exchange.body, stream: nil, timing: exchange.timing)))
+            }
+            return false
+        case nil:
+            return false
         }
     }
 
-    /// Both halves are done: decide about reuse and tell the pool.
-    private func finish(_ exchange: Exchange) {
-        guard self.exchange === exchange else { return }
-        self.exchange = nil
-        // A body consumer may have paused reading; an idle connection reads (to see the server close it).
-        if exchange.readingPaused { stream.assumeIsolated { $0.resumeReading() } }
-        completedExchanges += 1
-        let reusable = exchange.keepAlive && exchange.requestSent && closedReason == nil
-        if !reusable { shut(HTTPClientError(.connectionClosed, "not reusable")) }
-        report(self, reusable)
+    // MARK: Performing the rules' answers
+
+    /// The exchange is over: reuse or close the connection, and tell the pool.
+    private func perform(_ release: HTTP1ConnectionStateMachine.Release) {
+        exchange = nil
+        switch release {
+        case .reuse(let resumeReading):
+            if resumeReading { stream.assumeIsolated { $0.resumeReading() } }
+            report(self, true)
+        case .close:
+            shut()
+            report(self, false)
+        }
     }
 
-    private func fail(_ error: HTTPClientError) {
+    /// Closes the connection, fails the exchange the failure names, and tells the pool.
+    private func perform(_ failure: HTTP1ConnectionStateMachine.Failure?) {
+        guard let failure else { return }
         let failed = exchange
-        guard closedReason == nil || failed != nil else { return }
         // Detached before closing: closing the stream reports back into `didRead`.
         exchange = nil
-        shut(error)
-        if let exchange = failed {
-            var failure = error.url == nil ? error.at(exchange.request.url) : error
-            // A connection the server dropped while it sat idle, found out only now.
-            failure.mayRetryOnNewConnection = completedExchanges > 0 && exchange.head == nil && exchange.timing.firstByte == .zero
-                && (error.kind == .connectionClosed || error.kind == .transport || error.tls?.kind == .truncated)
-                && (exchange.request.isIdempotent || !exchange.wroteAnything)
-            exchange.response.resume(with: .failure(failure))
-            exchange.bodyBuffer?.assumeIsolated { $0.finish(failure) }
+        shut()
+        if let failed, failed.id == failure.exchange {
+            var error = failure.error
+            if error.url == nil {
+                error = error.at(failed.request.url)
+                error.mayRetryOnNewConnection = failure.error.mayRetryOnNewConnection
+            }
+            failed.response.resume(with: .failure(error))
+            failed.bodyBuffer?.assumeIsolated { $0.finish(error) }
         }
         report(self, false)
     }
 
-    private func shut(_ reason: HTTPClientError) {
-        guard closedReason == nil else { return }
-        closedReason = reason
+    private func perform(_ change: HTTP1ConnectionStateMachine.ReadingChange) {
+        switch change {
+        case .none:
+            break
+        case .pause:
+            stream.assumeIsolated { $0.pauseReading() }
+            readTimer?.stop()
+        case .resume(let timer):
+            stream.assumeIsolated { $0.resumeReading() }
+            setReadTimer(timer)
+        }
+    }
+
+    private func shut() {
         readTimer?.close()
         readTimer = nil
         deadlineTimer?.close()
@@ -459,101 +419,54 @@ actor HTTP1Connection: LoopIsolated {
     private func armDeadline(_ deadline: ContinuousClock.Instant) {
         if deadlineTimer == nil { deadlineTimer = try? LoopTimer(on: loop) }
         deadlineTimer?.start(after: deadline - .now) { [weak self] in
-            self?.assumeIsolated { $0.fail(HTTPClientError(.deadlineExceeded)) }
+            self?.assumeIsolated { $0.perform($0.rules.deadlineFired()) }
         }
     }
 
-    /// One timer serves the read-idle timeout and, until the final head
-    /// arrives, the head deadline: it is set for whichever comes first.
-    private func restartReadTimer(for exchange: Exchange, now: ContinuousClock.Instant? = nil) {
-        guard self.exchange === exchange, !exchange.responseDone, !exchange.readingPaused else { return }
-        var due = exchange.bounds.readIdle
-        exchange.readTimerIsHeadDeadline = false
-        if exchange.head == nil, let headDeadline = exchange.headDeadline {
-            let left = headDeadline - (now ?? .now)
-            if due.map({ left <= $0 }) ?? true {
-                due = left
-                exchange.readTimerIsHeadDeadline = true
-            }
-        }
-        guard let due else {
+    private func setReadTimer(_ timer: HTTP1ConnectionStateMachine.ReadTimer) {
+        let due: Duration
+        switch timer {
+        case .stopped:
             readTimer?.stop()
             return
+        case .idle(let duration), .headDeadline(let duration):
+            due = duration
         }
         if readTimer == nil {
             readTimer = try? LoopTimer(on: loop)
             readTimer?.setAction { [weak self] in
-                self?.assumeIsolated { me in
-                    guard let exchange = me.exchange else { return }
-                    if exchange.readTimerIsHeadDeadline {
-                        me.fail(HTTPClientError(.responseHeadTimeout, "no response head within \(exchange.bounds.responseHead ?? .zero) of sending the request"))
-                    } else {
-                        me.fail(HTTPClientError(.readTimeout, "no bytes for \(exchange.bounds.readIdle ?? .zero)"))
-                    }
-                }
+                self?.assumeIsolated { $0.perform($0.rules.readTimerFired()) }
             }
         }
-        readTimer?.restart(after: max(due, .zero))
+        readTimer?.restart(after: due)
     }
 }
 
-/// The state of one request/response on a connection.
-final class Exchange: @unchecked Sendable {
+/// One request and its response on an HTTP/1.1 connection: what the caller
+/// awaits and what the connection gathers for it (the head, the body or its
+/// buffer, the timings). The rules' side of it is in the state machine.
+final class HTTP1Exchange: @unchecked Sendable {
     // @unchecked: only its connection touches it, on the connection's loop
     // (the sending child task runs isolated to that same connection).
+    let id: HTTP1ConnectionStateMachine.ExchangeID
     let request: PreparedRequest
     let mode: HTTP1Connection.BodyMode
-    let bounds: ExchangeBounds
     let start: ContinuousClock.Instant
     let response = OnceContinuation<HTTP1Connection.Response>()
     var timing: RequestTiming
     var head: HTTP1Head?
     var body: [UInt8] = []
     var bodyBuffer: ResponseBodyBuffer?
-    var received = 0
     var expectedLength: Int?
-    var interim = false
-    var keepAlive = true
-    var requestSent = false
-    var wroteAnything = false
-    var sendDone = false
-    var responseDone = false
-    var readingPaused = false
-    /// Interim (1xx) responses seen so far.
-    var interimResponses = 0
-    /// When the final head is due, once the request is sent whole.
-    var headDeadline: ContinuousClock.Instant?
-    /// The read timer is set for the head deadline, not the read-idle timeout.
-    var readTimerIsHeadDeadline = false
     /// Inflates a collected body as it arrives.
     var inflater: Inflater?
 
-    init(request: PreparedRequest, mode: HTTP1Connection.BodyMode, bounds: ExchangeBounds, start: ContinuousClock.Instant,
-         timing: RequestTiming) {
+    init(id: HTTP1ConnectionStateMachine.ExchangeID, request: PreparedRequest, mode: HTTP1Connection.BodyMode,
+         start: ContinuousClock.Instant, timing: RequestTiming) {
+        self.id = id
         self.request = request
         self.mode = mode
-        self.bounds = bounds
         self.start = start
         self.timing = timing
     }
-}
-
-/// A request ready for the wire: its serialized head and its body, with any file already open.
-struct PreparedRequest: Sendable {
-    enum Body: Sendable {
-        case bytes([UInt8])
-        case stream(length: Int?, @Sendable () -> AnyByteChunks)
-        case file(LoopFile)
-    }
-
-    let method: String
-    let target: HTTPTarget
-    let isIdempotent: Bool
-    let head: [UInt8]
-    let body: Body?
-    let uploadProgress: (@Sendable (Int, Int?) -> Void)?
-    let downloadProgress: (@Sendable (Int, Int?) -> Void)?
-
-    /// For error messages only (built when needed).
-    var url: String { target.description }
 }

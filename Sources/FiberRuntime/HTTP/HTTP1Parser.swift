@@ -195,7 +195,7 @@ package final class HTTP1Parser {
         // none, whatever their head says (RFC 9112 §6.3 rule 1); llhttp reads one
         // when a 204 or 304 declares a length. It judged keep-alive before knowing
         // that (a head with no framing looks close-delimited).
-        if mode == .response, Self.responseHasNoBody(status: head.status, toHEAD: expectsNoBody) {
+        if mode == .response, HTTP1ConnectionStateMachine.responseEndsWithHead(status: head.status, toHEAD: expectsNoBody) {
             let connection = head.headers
             head.keepAlive = head.version.major == 1 && head.version.minor >= 1
                 ? !connection.containsToken("close", in: "Connection")
@@ -205,11 +205,6 @@ package final class HTTP1Parser {
             return 1
         }
         return 0
-    }
-
-    /// RFC 9112 §6.3 rule 1: which responses end with their head.
-    package static func responseHasNoBody(status: Int, toHEAD: Bool) -> Bool {
-        toHEAD || (100..<200).contains(status) || status == 204 || status == 304
     }
 
     fileprivate func onBody(_ p: UnsafePointer<CChar>?, _ n: Int) -> Int32 {
