@@ -52,9 +52,10 @@ let package = Package(
         ),
         .target(
             name: "FiberWebSocket",
-            dependencies: ["FiberRuntime", "Fiber", "CZlib", "COpenSSL", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["FiberRuntime", "Fiber", .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket", "CZlib"]),
+        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket"]),
         // The load generator behind `fiber bench`, for users' own harnesses.
         .target(name: "FiberLoad", dependencies: [
             "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -13,8 +13,16 @@ struct ReadBackpressure: Equatable {
     private(set) var isReading = true
     private var isFinished = false
 
+    /// A pair of watermarks works when 0 <= low < high. Configurations that
+    /// reach a stream are checked with this when their client is made
+    /// (`HTTPClient.Configuration.validate()`), so the precondition below
+    /// guards only the runtime's own callers.
+    static func accepts(lowWatermark: Int, highWatermark: Int) -> Bool {
+        0 <= lowWatermark && lowWatermark < highWatermark
+    }
+
     init(lowWatermark: Int, highWatermark: Int) {
-        precondition(0 <= lowWatermark && lowWatermark < highWatermark, "need 0 <= low < high")
+        precondition(Self.accepts(lowWatermark: lowWatermark, highWatermark: highWatermark), "need 0 <= low < high")
         self.lowWatermark = lowWatermark
         self.highWatermark = highWatermark
     }

@@ -6,40 +6,48 @@ extension Fiber {
     /// Opens a WebSocket to `path` of this client's base URL (`https` becomes
     /// `wss`, `http` becomes `ws`; an absolute `ws(s)://` URL is used as is).
     ///
-    /// The opening handshake goes through the client's interceptors first, as
-    /// a `GET` with `Upgrade: websocket`: whatever they add (an `Authorization`
-    /// from `AuthInterceptor`, signatures, trace headers, default headers)
-    /// goes out with the upgrade. The pipeline's transport is not used; its
-    /// answer to the interceptors is a `101`.
+    /// The opening handshake runs through the client's interceptors as a `GET`
+    /// with `Upgrade: websocket`, and the pipeline's last step performs it on
+    /// the network: what the interceptors add (an `Authorization` from
+    /// `AuthInterceptor`, signatures, trace and default headers) goes out with
+    /// the upgrade, and they see the server's own answer: its `101`, or its
+    /// refusal with status, headers and body (which logging, metrics and
+    /// retries then act on). The client's transport is not used. An upgrade is
+    /// never shared or cached: `DeduplicationInterceptor` is left out of its
+    /// pipeline, and the request carries `.meta("cache", "skip")`, which
+    /// `CacheInterceptor` honours both ways.
     ///
     /// - Throws: `FiberError`: `.invalidURL`; `.networkError` with the
-    ///   `WebSocketError` (a refused upgrade with its status and body, TLS,
-    ///   the socket); `.timeout`; errors of interceptors as they were thrown.
+    ///   `WebSocketError` (`.invalidConfiguration` before anything is sent, a
+    ///   refused upgrade with its status and body, TLS, the socket, an
+    ///   interceptor that answered without the server); `.timeout`; errors of
+    ///   interceptors as they were thrown.
     public func webSocket(_ path: String, headers: [String: String] = [:], subprotocols: [String] = [],
                           configuration: WebSocketConfiguration = WebSocketConfiguration()) async throws -> WebSocketConnection {
-        let capture = HandshakeCapture()
-        let probe = Fiber(baseURL) { [self] probe in
-            probe = self.configuration
-            probe.transport = capture
-            probe.validateStatus = nil
-        }
-        var request = probe.request(.get, Self.httpURL(for: path), headers: headers)
-        request = request.header("Upgrade", "websocket").header("Connection", "Upgrade")
-        _ = try await probe.send(request)
-        guard let sent = capture.request, let httpURL = sent.url else { throw FiberError.invalidURL(path) }
-        var handshakeHeaders = HTTPHeaders()
-        // The WebSocket handshake writes these itself.
-        let own: Set<String> = ["host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version",
-                                "sec-websocket-protocol", "sec-websocket-extensions", "content-length"]
-        for field in sent.headers where !own.contains(field.name.lowercased()) {
-            handshakeHeaders.add(name: field.name, value: field.value)
-        }
-        let url = Self.webSocketURL(for: httpURL.absoluteString)
         do {
-            return try await WebSocketClient.open(url, headers: handshakeHeaders, subprotocols: subprotocols, configuration: configuration)
+            try configuration.validate()
         } catch {
             throw error.fiberError
         }
+        let upgrade = WebSocketUpgradeTransport(subprotocols: subprotocols, configuration: configuration)
+        let pipeline = Fiber(baseURL) { [self] pipeline in
+            pipeline = self.configuration
+            pipeline.transport = upgrade
+            pipeline.validateStatus = nil
+            // Deduplication would hand one caller's connection (or refusal) to another.
+            pipeline.interceptors.removeAll { $0 is DeduplicationInterceptor }
+        }
+        let request = pipeline.request(.get, Self.httpURL(for: path), headers: headers)
+            .header("Upgrade", "websocket").header("Connection", "Upgrade")
+            .meta("cache", "skip")
+        let response: FiberResponse
+        do {
+            response = try await pipeline.send(request)
+        } catch {
+            upgrade.abandon()
+            throw error
+        }
+        return try upgrade.connection(answering: response)
     }
 
     /// `path` as the pipeline sees it: `ws(s)://` becomes `http(s)://`.
@@ -68,17 +76,5 @@ extension WebSocketError {
         case .transport where transport?.kind == .timeout: .timeout
         default: .networkError(underlying: self)
         }
-    }
-}
-
-/// The pipeline's last step for a handshake: it records the request the
-/// interceptors made and answers `101`, so nothing goes to the network.
-private final class HandshakeCapture: FiberTransport, @unchecked Sendable {
-    // @unchecked: written once by the pipeline's single call, read after it returned.
-    private(set) var request: TransportRequest?
-
-    func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
-        self.request = request
-        return (Data(), TransportResponse(statusCode: 101, headers: ["Upgrade": "websocket", "Connection": "Upgrade"], url: request.url))
     }
 }

@@ -9,7 +9,8 @@ import FiberRuntime
 public enum WebSocketClient {
     /// Starts connecting to `url` and returns the connection at once; its
     /// `events` begin with `.connected`, or with `.error` and `.disconnected`
-    /// if the connection or the upgrade fails.
+    /// if the connection or the upgrade fails (`.invalidConfiguration` first,
+    /// before anything connects, when `configuration.validate()` refuses it).
     ///
     /// - Parameters:
     ///   - url: a `ws://` or `wss://` URL (TLS as `configuration.tls` says).
@@ -24,6 +25,7 @@ public enum WebSocketClient {
         let connection = WebSocketConnection(loop: loop, configuration: configuration)
         let parsed: WebSocketURL
         do {
+            try configuration.validate()
             parsed = try WebSocketURL(url)
         } catch {
             Task(executorPreference: loop) { await connection.fail(error) }
@@ -35,7 +37,7 @@ public enum WebSocketClient {
 
     /// Connects to `url` and returns once the handshake has succeeded.
     ///
-    /// - Throws: `WebSocketError`: `.invalidURL`, `.tls` (with the `TLSError`),
+    /// - Throws: `WebSocketError`: `.invalidConfiguration`, `.invalidURL`, `.tls` (with the `TLSError`),
     ///   `.transport` (refused, reset, timed out), `.upgradeFailed` (with the
     ///   HTTP status and body), `.handshakeFailed`, `.invalidHeader`.
     public static func open(

@@ -5,6 +5,8 @@ extension WebSocketConnection {
     struct Opened: Sendable {
         var transport: WebSocketTransport
         var negotiated: WebSocketHandshake.Negotiated
+        /// The header fields of the server's 101.
+        var headers: HTTPHeaders
         /// Bytes that followed the 101 in the same read: the first frames.
         var leftover: [UInt8]
     }
@@ -48,7 +50,7 @@ extension WebSocketConnection {
                     if let head, head.status != 101 {
                         _ = try? parser.finish { if case .end = $0 {} }
                         throw WebSocketError(.upgradeFailed, "the server refused the upgrade with \(head.status)",
-                                             status: head.status, body: body)
+                                             status: head.status, body: body, headers: head.headers)
                     }
                     throw WebSocketError(.handshakeFailed, "the server closed the connection during the handshake")
                 }
@@ -69,10 +71,11 @@ extension WebSocketConnection {
                 guard let head, let consumed = ended else { continue }
                 guard head.status == 101 else {
                     throw WebSocketError(.upgradeFailed, "the server refused the upgrade with \(head.status) \(head.reason)",
-                                         status: head.status, body: body)
+                                         status: head.status, body: body, headers: head.headers)
                 }
                 let negotiated = try handshake.validate(status: head.status, headers: head.headers)
-                return Opened(transport: transport, negotiated: negotiated, leftover: Array(chunk[consumed...]))
+                return Opened(transport: transport, negotiated: negotiated, headers: head.headers,
+                              leftover: Array(chunk[consumed...]))
             }
         } catch {
             await transport.closeAsync()

@@ -25,10 +25,14 @@ public actor WebSocketConnection: FiberWebSocket {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
 
+    /// The header fields of the server's 101, once connected.
+    nonisolated var upgradeHeaders: HTTPHeaders { shared.withLock { $0.upgradeHeaders } }
+
     struct Shared {
         var state = WebSocketState.connecting
         var subprotocol: String?
         var compression: PerMessageDeflate?
+        var upgradeHeaders = HTTPHeaders()
     }
 
     private nonisolated let shared = Locked(Shared())
@@ -112,6 +116,7 @@ public actor WebSocketConnection: FiberWebSocket {
             $0.state = .connected
             $0.subprotocol = opened.negotiated.subprotocol
             $0.compression = opened.negotiated.deflate
+            $0.upgradeHeaders = opened.headers
         }
         buffer.yield(.connected)
         for waiter in openWaiters { waiter.resume() }
@@ -238,7 +243,7 @@ public actor WebSocketConnection: FiberWebSocket {
             // writes its own message, then hands what came meanwhile to a writer task.
             guard case .frames(_, number)? = outbox.next() else { preconditionFailure("the outbox lost a message") }
             let result = await write(wire, on: transport)
-            if outbox.handOff() { Task { await self.drainOutbox() } }
+            if outbox.handOff() { startDraining() }
             try result.get()
             return
         }
@@ -275,7 +280,14 @@ public actor WebSocketConnection: FiberWebSocket {
 
     /// Starts the writer unless one is running.
     private func startWriter() {
-        if outbox.claimWriter() { Task { await self.drainOutbox() } }
+        if outbox.claimWriter() { startDraining() }
+    }
+
+    /// Runs the writer in a task that starts on the loop itself: a plain `Task`
+    /// would first wait for a thread of the shared pool, and a pool kept busy
+    /// elsewhere held queued pongs and close frames back past the close timeout.
+    private func startDraining() {
+        Task(executorPreference: loop) { await self.drainOutbox() }
     }
 
     /// The writer: performs the outbox's items in order until it is empty.

@@ -38,6 +38,9 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
         public static let coding = Kind("coding failed")
         /// The header given for the handshake may not be sent.
         public static let invalidHeader = Kind("invalid header")
+        /// A `WebSocketConfiguration` value cannot work (a zero timeout, inverted watermarks, …):
+        /// found before anything connects.
+        public static let invalidConfiguration = Kind("invalid configuration")
     }
 
     /// What failed.
@@ -50,6 +53,8 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
     public let status: Int?
     /// The body of a failed upgrade (at most 64 KiB).
     public let body: [UInt8]?
+    /// The header fields of a failed upgrade's answer (`Retry-After`, `WWW-Authenticate`, …).
+    public let headers: HTTPHeaders?
     /// The socket's error, for `.transport`.
     public let transport: TransportError?
 
@@ -58,12 +63,13 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// An error of `kind`, with a message for people and what else is known.
     public init(_ kind: Kind, _ message: String, closeCode: UInt16? = nil, status: Int? = nil,
-                body: [UInt8]? = nil, transport: TransportError? = nil) {
+                body: [UInt8]? = nil, headers: HTTPHeaders? = nil, transport: TransportError? = nil) {
         self.kind = kind
         self.message = message
         self.closeCode = closeCode
         self.status = status
         self.body = body
+        self.headers = headers
         self.transport = transport
     }
 

@@ -1,4 +1,3 @@
-import COpenSSL
 import FiberRuntime
 import Foundation
 
@@ -39,13 +38,23 @@ public struct WebSocketHandshake: Sendable {
         Data(SHA1Digest.hash(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
     }
 
+    /// The header fields the handshake writes itself or never sends, in lower
+    /// case: the request line's `Host`, the upgrade's own fields, the offers
+    /// (subprotocols and extensions are given as parameters, so that the answer
+    /// can be checked against them) and body framing (the upgrade has no body).
+    /// `request` refuses a caller's value for any of them; `Fiber.webSocket`
+    /// leaves them out of what its interceptors produced.
+    public static let ownedFields: Set<String> = [
+        "host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-protocol",
+        "sec-websocket-extensions", "content-length", "transfer-encoding",
+    ]
+
     /// The GET request that asks for the upgrade.
     ///
     /// - Throws: `WebSocketError` `.invalidHeader` for a header with a control byte
-    ///   in its value or a name that is not a token, one the handshake owns, or a
-    ///   subprotocol that is not a token.
+    ///   in its value or a name that is not a token, one the handshake owns
+    ///   (`ownedFields`), or a subprotocol that is not a token.
     public func request(path: String, hostHeader: String, headers: HTTPHeaders) throws(WebSocketError) -> [UInt8] {
-        let owned = ["host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions"]
         if let field = headers.firstInvalidField() {
             throw WebSocketError(.invalidHeader, "header \(field.name.debugDescription) may not be sent")
         }
@@ -59,10 +68,9 @@ public struct WebSocketHandshake: Sendable {
         if !subprotocols.isEmpty { out += "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n" }
         if let deflate { out += "Sec-WebSocket-Extensions: \(deflate.offer)\r\n" }
         for field in headers {
-            guard !owned.contains(field.name.lowercased()) else {
+            guard !Self.ownedFields.contains(field.name.lowercased()) else {
                 throw WebSocketError(.invalidHeader, "header \(field.name) is set by the handshake")
             }
-            if field.name.lowercased() == "sec-websocket-protocol", !subprotocols.isEmpty { continue }
             out += "\(field.name): \(field.value)\r\n"
         }
         out += "\r\n"

@@ -4,7 +4,7 @@ import Testing
 @Suite("HTTP/1.1 connection state machine")
 struct HTTP1ConnectionStateMachineTests {
     typealias SM = HTTP1ConnectionStateMachine
-    let t0 = ContinuousClock.now
+    let t0 = MonotonicTime.now()
 
     static func request(idempotent: Bool = true, collect: Int? = 1 << 20, readIdle: Duration? = .seconds(10),
                         head: Duration? = nil, interims: Int = 4) -> SM.Request {
@@ -16,7 +16,7 @@ struct HTTP1ConnectionStateMachineTests {
     static func completeExchange(_ sm: inout SM, keepAlive: Bool = true) -> SM.Release? {
         guard let (id, _) = try? sm.begin(request()) else { return nil }
         sm.wroteRequestBytes(id)
-        _ = sm.requestSent(id, whole: true, now: .now)
+        _ = sm.requestSent(id, whole: true, now: .now())
         _ = sm.bytesArrived(count: 10)
         _ = try? sm.receivedHead(status: 200, keepAlive: keepAlive, hasNoBody: false, contentLength: 2)
         _ = try? sm.receivedBody(count: 2)

@@ -1,3 +1,4 @@
+import FiberRuntime
 import FiberTesting
 @testable import FiberWebSocket
 import Testing
@@ -67,6 +68,27 @@ struct CompressionTests {
         let (events2, frames2) = try await runScript([.send([0xC2, 0x04, 0xFF, 0xFF, 0xFF, 0xFF]), .expectClose],
                                                      handshake: .init(deflate: true), configuration: configuration)
         #expect(ending(events2).code == 1002 && sentCloseCode(frames2) == 1002)
+    }
+
+    /// RFC 7692 §7.2.3.4: a sender may end a message with a final block (BFINAL), which ends
+    /// its deflate stream; the next message starts a new one, and inflates as such.
+    @Test func aMessageEndingItsDeflateStreamIsFollowedByAFreshOne() async throws {
+        func compressed(_ text: String, final: Bool) throws -> [UInt8] {
+            let stream = try ZlibStream(deflating: .raw(windowBits: 15))
+            var out: [UInt8] = []
+            try stream.process(Array(text.utf8), flush: final ? .finish : .sync, into: &out)
+            if !final { out.removeLast(4) }  // the sync flush's 00 00 FF FF
+            return WebSocketFrameEncoder.encode(WebSocketFrame(rsv1: true, opcode: .text, payload: out), maskKey: nil)
+        }
+        var configuration = quietConfiguration()
+        configuration.compression = PerMessageDeflate()
+        let (events, _) = try await runScript([
+            .send(try compressed("the first message ends its stream", final: true)),
+            .send(try compressed("the second starts another", final: false)),
+            .sendFrame(WebSocketFrame(opcode: .close, payload: closePayload(1000))), .expectClose,
+        ], handshake: .init(deflate: true), configuration: configuration)
+        #expect(messages(events) == [.text("the first message ends its stream"), .text("the second starts another")])
+        #expect(ending(events).code == 1000)
     }
 
     @Test func aDecompressionBombIsStoppedAt1009() async throws {

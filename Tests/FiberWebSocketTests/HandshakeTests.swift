@@ -32,6 +32,16 @@ struct HandshakeTests {
         #expect(throws: WebSocketError.self) { _ = try h.request(path: "/", hostHeader: "h", headers: ["Sec-WebSocket-Key": "x"]) }
     }
 
+    /// Every field of the one list the handshake owns is refused from the caller, in any case.
+    @Test(arguments: WebSocketHandshake.ownedFields.sorted())
+    func refusesEveryFieldItOwns(name: String) {
+        let h = WebSocketHandshake(key: "k", subprotocols: ["chat"])
+        for spelling in [name, name.uppercased()] {
+            #expect { _ = try h.request(path: "/", hostHeader: "h", headers: [spelling: "1"]) }
+                throws: { ($0 as? WebSocketError)?.kind == .invalidHeader }
+        }
+    }
+
     /// Names that are not tokens, and subprotocols that are not, never reach the request's head.
     @Test(arguments: ["Bad Name", "X:Y", "", "Grüße", "X\r\nEvil"])
     func refusesNamesThatAreNotTokens(name: String) {

@@ -29,9 +29,9 @@ public final class Fiber: Sendable {
         self.configuration = configuration
         let transport = configuration.transport ?? HTTPTransport.shared
         self.transport = transport
-        let exchange = Exchange(transport: transport, configuration: configuration)
-        pipeline = InlineNext.chain(configuration.interceptors) { try await exchange.send($0) }
-        streamingPipeline = InlineNext.chain(configuration.interceptors) { try await exchange.stream($0) }
+        let last = TransportStep(transport: transport, configuration: configuration)
+        pipeline = InlineNext.chain(configuration.interceptors) { try await last.send($0) }
+        streamingPipeline = InlineNext.chain(configuration.interceptors) { try await last.stream($0) }
     }
 
     /// A client for `baseURL` with `interceptors` (first outermost) over `transport`
@@ -77,17 +77,20 @@ public final class Fiber: Sendable {
             request.deadlineReading = MonotonicTime.now() + .seconds(clamping: seconds)
         }
         let traceID = TraceContext.traceID.isEmpty ? configuration.defaults.traceIDGenerator() : TraceContext.traceID
+        // The executor is chosen here, once: the transport is told which loop it is.
+        let executor = transport.executorPreference()
+        let loop = executor as? EventLoop
+        request.eventLoop = loop
         let prepared = request
         return try await TraceContext.$traceID.withValue(traceID) {
             try await self.traced(prepared) {
-                guard let executor = self.transport.executorPreference() else {
-                    return try await self.run(prepared, through: pipeline)
-                }
-                // On the transport's loop, isolated to it (`LoopIsolation`: measured
-                // cheaper); a task that already prefers the loop adds no second preference.
-                if let loop = executor as? EventLoop {
+                // On the transport's loop, isolated to it (`LoopIsolation`), so the
+                // chain's steps run there without a hop; a task that already
+                // prefers the loop adds no second preference.
+                if let loop {
                     return try await loop.withPreference { try await self.run(on: loop.isolation, prepared, through: pipeline) }
                 }
+                guard let executor else { return try await self.run(prepared, through: pipeline) }
                 return try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
             }
         }

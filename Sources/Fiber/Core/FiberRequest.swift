@@ -38,6 +38,10 @@ public struct FiberRequest: Sendable {
     /// that holds one allocates nothing for it.
     var deadlineReading: MonotonicTime?
 
+    /// The loop `Fiber.send` runs the request's pipeline on, when its transport
+    /// prefers one; passed to the transport so that it does not choose again.
+    var eventLoop: EventLoop?
+
     /// A failure found while building (bad URL, body that did not encode), thrown by `send`.
     var buildError: FiberError?
 

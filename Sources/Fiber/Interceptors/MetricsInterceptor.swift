@@ -1,3 +1,4 @@
+import FiberRuntime
 import Foundation
 
 /// Measures every request (duration, sizes, status) and hands the result to a

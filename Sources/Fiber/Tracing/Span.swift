@@ -1,3 +1,4 @@
+import FiberRuntime
 import Foundation
 
 /// A timed operation within a trace.

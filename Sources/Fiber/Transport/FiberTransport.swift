@@ -49,10 +49,27 @@ public struct TransportRequest: Sendable {
     public var httpMethod: String?
     /// The header fields.
     public var headers: HTTPHeaders
-    /// The body, if any.
+    /// The body, if it is in memory.
     public var httpBody: Data?
-    /// Seconds left before the request's deadline, if it has one.
-    public var timeoutInterval: TimeInterval?
+    /// A body sent as it is read, from an `AsyncSequence` of byte chunks or
+    /// a file, instead of `httpBody`.
+    public var httpBodyStream: HTTPRequestBody?
+    /// When the request must be done by, if it has a deadline: one instant
+    /// from the caller's timeout down to the socket's timer.
+    public var deadline: ContinuousClock.Instant? {
+        get { deadlineReading?.instant }
+        set { deadlineReading = newValue.map(MonotonicTime.init) }
+    }
+    /// Seconds left before `deadline` (zero once past); setting it sets the deadline that far from now.
+    public var timeoutInterval: TimeInterval? {
+        get { deadlineReading.map { max(.zero, $0 - MonotonicTime.now()).seconds } }
+        set { deadlineReading = newValue.map { MonotonicTime.now() + .seconds(clamping: $0) } }
+    }
+    /// `deadline` as stored (a size known when compiled: see `MonotonicTime`).
+    package var deadlineReading: MonotonicTime?
+    /// The loop the request's pipeline runs on, chosen once by `Fiber` from
+    /// the transport's `executorPreference()`: the HTTP transport sends there.
+    package var eventLoop: EventLoop?
 
     /// A request from its parts.
     public init(url: URL?, httpMethod: String? = "GET", headers: HTTPHeaders = [:], httpBody: Data? = nil,

@@ -23,13 +23,13 @@ public struct HTTPTransport: FiberTransport {
 
     /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.
     public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
-        let response = try await client.execute(try clientRequest(request), options: options(request))
+        let response = try await client.execute(try clientRequest(request), options: options(request), on: request.eventLoop)
         return (Data(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
     public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
-        let response = try await client.stream(try clientRequest(request), options: options(request))
+        let response = try await client.stream(try clientRequest(request), options: options(request), on: request.eventLoop)
         return (FiberBodyStream(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
     }
 
@@ -41,15 +41,14 @@ public struct HTTPTransport: FiberTransport {
 
     private func clientRequest(_ request: TransportRequest) throws -> HTTPClientRequest {
         guard let url = request.url else { throw FiberError.invalidURL("") }
-        let body = request.httpBody.map { HTTPRequestBody.bytes(Array($0)) }
+        let body = request.httpBodyStream ?? request.httpBody.map { HTTPRequestBody.bytes(Array($0)) }
         return try HTTPClientRequest(url: url.absoluteString, method: request.httpMethod ?? "GET",
                                      headers: request.headers, body: body)
     }
 
     private func options(_ request: TransportRequest) -> HTTPClient.RequestOptions {
         var options = HTTPClient.RequestOptions()
-        // Fiber fails a request whose deadline has passed before it gets here.
-        if let seconds = request.timeoutInterval { options.timeout = max(.seconds(clamping: seconds), .milliseconds(1)) }
+        options.deadlineReading = request.deadlineReading
         return options
     }
 

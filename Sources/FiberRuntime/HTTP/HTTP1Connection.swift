@@ -84,7 +84,7 @@ actor HTTP1Connection: LoopIsolated {
             // Weak: the exchange holds the buffer, which holds this closure.
             exchange.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak self] reading in
                 self?.assumeIsolated { me in
-                    me.perform(me.rules.consumerChanged(id, reading: reading, now: .now))
+                    me.perform(me.rules.consumerChanged(id, reading: reading, now: .now()))
                 }
             }
         }
@@ -187,8 +187,8 @@ actor HTTP1Connection: LoopIsolated {
 
     /// The request is out (`whole`), or sending stopped because the response ended first.
     private func sent(_ request: PreparedRequest, in exchange: HTTP1Exchange, whole: Bool) {
-        let now = ContinuousClock.now
-        if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = now - exchange.start }
+        let now = MonotonicTime.now()
+        if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = now.instant - exchange.start }
         if case .bytes(let bytes)? = request.body { request.uploadProgress?(bytes.count, bytes.count) }
         switch rules.requestSent(exchange.id, whole: whole, now: now) {
         case .none: break
@@ -248,7 +248,7 @@ actor HTTP1Connection: LoopIsolated {
             guard inbound == .parse, let exchange else { return }
             receive(bytes, in: exchange)
             // After the bytes are read: a response they completed needs no timer, and a head they brought ends the head deadline.
-            setReadTimer(rules.readTimer(now: .now))
+            setReadTimer(rules.readTimer(now: .now()))
         case .end:
             let (inbound, failure) = rules.peerClosed()
             perform(failure)
@@ -309,6 +309,10 @@ actor HTTP1Connection: LoopIsolated {
                 if case .collect(_, let limits?) = exchange.mode, RedirectPolicy.location(of: head) == nil,
                    let coding = Inflater.coding(of: head.headers) {
                     exchange.inflater = try Inflater(encoding: coding, limits: limits)
+                } else if case .collect = exchange.mode, let length = head.contentLength {
+                    // Once, for the declared length (the rules checked it against the limit): growing
+                    // by doubling would copy a large body about twice over. Pages are touched only as bytes come.
+                    exchange.body.reserveCapacity(length)
                 }
             }
             if let buffer = exchange.bodyBuffer {

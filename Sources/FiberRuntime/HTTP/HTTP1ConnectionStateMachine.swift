@@ -22,12 +22,27 @@ struct HTTP1ConnectionStateMachine {
     /// cancelled task, a send that finished) is told apart and ignored.
     typealias ExchangeID = Int
 
-    /// What the rules need to know about a request.
+    /// What the rules need to know about a request. (No `ContinuousClock.Instant`
+    /// here or in the state: its layout is resilient, which would size the whole
+    /// machine at run time and make every event copy it through witness tables.)
     struct Request {
         var isIdempotent: Bool
         /// The most body bytes read into memory; nil when the body is streamed to the caller.
         var collectLimit: Int?
-        var bounds: ExchangeBounds
+        /// Fail when no byte arrives for this long (nil: never).
+        var readIdle: Duration?
+        /// Fail when the final head has not arrived this long after the request was sent whole (nil: never).
+        var responseHead: Duration?
+        /// 1xx responses accepted before the final one.
+        var maxInterimResponses: Int
+
+        init(isIdempotent: Bool, collectLimit: Int?, bounds: ExchangeBounds) {
+            self.isIdempotent = isIdempotent
+            self.collectLimit = collectLimit
+            readIdle = bounds.readIdle
+            responseHead = bounds.responseHead
+            maxInterimResponses = bounds.maxInterimResponses
+        }
     }
 
     /// How the read timer should be set.
@@ -119,7 +134,7 @@ struct HTTP1ConnectionStateMachine {
         var sawResponseBytes = false
         var keepAlive = true
         var readingPaused = false
-        var headDeadline: ContinuousClock.Instant?
+        var headDeadline: MonotonicTime?
         var readTimerIsHeadDeadline = false
 
         var responseComplete: Bool { if case .complete = phase { true } else { false } }
@@ -174,7 +189,7 @@ struct HTTP1ConnectionStateMachine {
         lastID += 1
         let exchange = ExchangeState(id: lastID, request: request)
         state = .exchanging(exchange)
-        return (lastID, request.bounds.readIdle.map(ReadTimer.idle) ?? .stopped)
+        return (lastID, request.readIdle.map(ReadTimer.idle) ?? .stopped)
     }
 
     /// Some of the request went to the socket (from here on, a non-idempotent request may not be retried).
@@ -184,7 +199,7 @@ struct HTTP1ConnectionStateMachine {
 
     /// The request is out: `whole`, or stopped early because the response ended first.
     /// The response-head deadline runs from here: a long upload's time is not the server's.
-    mutating func requestSent(_ id: ExchangeID, whole: Bool, now: ContinuousClock.Instant) -> AfterSend {
+    mutating func requestSent(_ id: ExchangeID, whole: Bool, now: MonotonicTime) -> AfterSend {
         guard case .exchanging(var exchange) = state, exchange.id == id else { return .none }
         exchange.sending = .done(whole: whole)
         exchange.wroteAnything = true
@@ -192,7 +207,7 @@ struct HTTP1ConnectionStateMachine {
             return .release(release(exchange))
         }
         var action = AfterSend.none
-        if !exchange.headReceived, let headTimeout = exchange.request.bounds.responseHead {
+        if !exchange.headReceived, let headTimeout = exchange.request.responseHead {
             exchange.headDeadline = now + headTimeout
             action = .setReadTimer(Self.readTimer(for: &exchange, now: now))
         }
@@ -269,7 +284,7 @@ struct HTTP1ConnectionStateMachine {
             throw HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")
         }
         if (100..<200).contains(status) {
-            let max = exchange.request.bounds.maxInterimResponses
+            let max = exchange.request.maxInterimResponses
             guard interims < max else { throw HTTPClientError(.malformedResponse, "more than \(max) interim (1xx) responses") }
             exchange.phase = .awaitingHead(interims: interims + 1, inInterim: true)
             state = .exchanging(exchange)
@@ -323,7 +338,7 @@ struct HTTP1ConnectionStateMachine {
     // MARK: Reading and timers
 
     /// How the read timer should be set now (after a read, say).
-    mutating func readTimer(now: @autoclosure () -> ContinuousClock.Instant) -> ReadTimer {
+    mutating func readTimer(now: @autoclosure () -> MonotonicTime) -> ReadTimer {
         guard case .exchanging(var exchange) = state else { return .stopped }
         let timer = Self.readTimer(for: &exchange, now: now())
         state = .exchanging(exchange)
@@ -333,7 +348,7 @@ struct HTTP1ConnectionStateMachine {
     /// The read timer fired.
     mutating func readTimerFired() -> Failure? {
         guard case .exchanging(let exchange) = state else { return nil }
-        let bounds = exchange.request.bounds
+        let bounds = exchange.request
         if exchange.readTimerIsHeadDeadline {
             return fail(HTTPClientError(.responseHeadTimeout, "no response head within \(bounds.responseHead ?? .zero) of sending the request"))
         }
@@ -348,7 +363,7 @@ struct HTTP1ConnectionStateMachine {
 
     /// The consumer of a streamed body fell behind (`reading` false) or caught
     /// up. While the client itself is not reading, the read-idle timer does not run.
-    mutating func consumerChanged(_ id: ExchangeID, reading: Bool, now: @autoclosure () -> ContinuousClock.Instant) -> ReadingChange {
+    mutating func consumerChanged(_ id: ExchangeID, reading: Bool, now: @autoclosure () -> MonotonicTime) -> ReadingChange {
         guard case .exchanging(var exchange) = state, exchange.id == id, !exchange.responseComplete else { return .none }
         exchange.readingPaused = !reading
         let change = reading ? ReadingChange.resume(Self.readTimer(for: &exchange, now: now())) : .pause
@@ -415,10 +430,10 @@ struct HTTP1ConnectionStateMachine {
 
     /// One timer serves the read-idle timeout and, until the final head
     /// arrives, the head deadline: it is set for whichever comes first.
-    private static func readTimer(for exchange: inout ExchangeState, now: @autoclosure () -> ContinuousClock.Instant) -> ReadTimer {
+    private static func readTimer(for exchange: inout ExchangeState, now: @autoclosure () -> MonotonicTime) -> ReadTimer {
         exchange.readTimerIsHeadDeadline = false
         guard !exchange.responseComplete, !exchange.readingPaused else { return .stopped }
-        let idle = exchange.request.bounds.readIdle
+        let idle = exchange.request.readIdle
         if !exchange.headReceived, let headDeadline = exchange.headDeadline {
             let left = max(headDeadline - now(), .zero)
             if idle.map({ left <= $0 }) ?? true {

@@ -57,12 +57,58 @@ extension HTTPClient {
             .init(maxConnections: maxConnectionsPerHost, maxIdle: maxIdleConnectionsPerHost ?? maxConnectionsPerHost,
                   idleTimeout: idleTimeout, maxLifetime: maxConnectionLifetime)
         }
+
+        /// Checks that every value can work: counts and sizes in range,
+        /// durations positive (and within the loop's timers), each pair of
+        /// watermarks with its low below its high. `HTTPClient.init` runs it, and
+        /// a client made with a configuration it refuses throws its error from
+        /// every request, before anything reaches a loop.
+        ///
+        /// - Throws: `HTTPClient.ConfigurationError` naming the first setting that cannot work.
+        public func validate() throws(ConfigurationError) {
+            typealias Check = ConfigurationError
+            try Check.require(maxConnectionsPerHost >= 1, "maxConnectionsPerHost", "must be at least 1, not \(maxConnectionsPerHost)")
+            if let idle = maxIdleConnectionsPerHost {
+                try Check.require(idle >= 0, "maxIdleConnectionsPerHost", "must not be negative (\(idle))")
+            }
+            try Check.positive(idleTimeout, "idleTimeout")
+            try Check.positive(maxConnectionLifetime, "maxConnectionLifetime")
+            try Check.positive(requestTimeout, "requestTimeout")
+            try Check.positive(readIdleTimeout, "readIdleTimeout")
+            try Check.positive(responseHeadTimeout, "responseHeadTimeout")
+            try Check.require(maxInterimResponses >= 0, "maxInterimResponses", "must not be negative (\(maxInterimResponses))")
+            try Check.require(maxResponseBodySize >= 0, "maxResponseBodySize", "must not be negative (\(maxResponseBodySize))")
+            try Check.require(maxHeaderBytes >= 1, "maxHeaderBytes", "must be at least 1, not \(maxHeaderBytes)")
+            try Check.require(redirects.maxRedirects >= 0, "redirects.maxRedirects", "must not be negative (\(redirects.maxRedirects))")
+            try Check.require(maxDecompressionRatio >= 1, "maxDecompressionRatio", "must be at least 1, not \(maxDecompressionRatio)")
+            try Check.positive(socket.connectTimeout, "socket.connectTimeout")
+            try Check.require(socket.attemptDelay >= .zero && socket.attemptDelay <= Check.longestTimer, "socket.attemptDelay",
+                              "must be between zero and \(Check.longestTimer), not \(socket.attemptDelay)")
+            if let keepAlive = socket.keepAlive {
+                // TCP_KEEPIDLE takes whole seconds, at most 32767 on Linux.
+                try Check.require(keepAlive > .zero && keepAlive <= .seconds(32767), "socket.keepAlive",
+                                  "must be between zero (excluded) and 32767 s, not \(keepAlive)")
+            }
+            try Check.watermarks(low: socket.readLowWatermark, high: socket.readHighWatermark,
+                                 "socket.readLowWatermark", "socket.readHighWatermark")
+            // Streamed bodies resume reading at a quarter of it.
+            try Check.require(streamHighWatermark >= 1, "streamHighWatermark", "must be at least 1, not \(streamHighWatermark)")
+        }
     }
 
     /// Settings of one request that override the client's configuration.
     public struct RequestOptions: Sendable {
         /// This request's whole deadline (overrides `requestTimeout`).
         public var timeout: Duration?
+        /// The instant by which this request must be done; with `timeout` (or
+        /// `requestTimeout`) too, whichever comes first.
+        public var deadline: ContinuousClock.Instant? {
+            get { deadlineReading?.instant }
+            set { deadlineReading = newValue.map(MonotonicTime.init) }
+        }
+        /// `deadline` as stored: a reading of the same clock whose size is
+        /// known when compiled, so async code holding the options allocates nothing for it.
+        package var deadlineReading: MonotonicTime?
         /// Read-idle timeout for this request (overrides the configuration's).
         public var readIdleTimeout: Duration?
         /// Response-head timeout for this request (overrides the configuration's;
@@ -79,6 +125,64 @@ extension HTTPClient {
 
         /// No overrides.
         public init() {}
+
+        /// Checks the overrides as `Configuration.validate()` checks the client's values.
+        ///
+        /// - Throws: `HTTPClient.ConfigurationError` naming the first override that cannot work.
+        public func validate() throws(ConfigurationError) {
+            typealias Check = ConfigurationError
+            try Check.positive(timeout, "RequestOptions.timeout")
+            try Check.positive(readIdleTimeout, "RequestOptions.readIdleTimeout")
+            try Check.positive(responseHeadTimeout, "RequestOptions.responseHeadTimeout")
+            if let redirects {
+                try Check.require(redirects.maxRedirects >= 0, "RequestOptions.redirects.maxRedirects",
+                                  "must not be negative (\(redirects.maxRedirects))")
+            }
+            if let size = maxResponseBodySize {
+                try Check.require(size >= 0, "RequestOptions.maxResponseBodySize", "must not be negative (\(size))")
+            }
+        }
+    }
+
+    /// A configuration value that cannot work (a zero timeout, a negative
+    /// size, inverted watermarks), found when the client is made or a request
+    /// starts, never on a loop thread.
+    public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The setting at fault, as it is spelled in `Configuration` (`"socket.readLowWatermark"`)
+        /// or `RequestOptions` (`"RequestOptions.timeout"`).
+        public let setting: String
+        /// What it must be, and what it was.
+        public let reason: String
+
+        /// An error for `setting`.
+        public init(setting: String, reason: String) {
+            self.setting = setting
+            self.reason = reason
+        }
+
+        /// "HTTP client configuration: `setting` `reason`".
+        public var description: String { "HTTP client configuration: \(setting) \(reason)" }
+
+        /// The longest duration the loop's timers take: they count milliseconds in
+        /// 64 bits. (Use nil where a setting allows it, for no limit at all.)
+        static let longestTimer = Duration.seconds(1_000_000_000_000_000)
+
+        static func require(_ holds: Bool, _ setting: String, _ reason: @autoclosure () -> String) throws(ConfigurationError) {
+            if !holds { throw ConfigurationError(setting: setting, reason: reason()) }
+        }
+
+        /// A duration that is set must be positive and fit the loop's timers.
+        static func positive(_ duration: Duration?, _ setting: String) throws(ConfigurationError) {
+            guard let duration else { return }
+            try require(duration > .zero && duration <= longestTimer, setting,
+                        "must be longer than zero and at most \(longestTimer), not \(duration)")
+        }
+
+        /// A pair of watermarks must satisfy 0 <= low < high (`ReadBackpressure`'s rule).
+        static func watermarks(low: Int, high: Int, _ lowName: String, _ highName: String) throws(ConfigurationError) {
+            try require(ReadBackpressure.accepts(lowWatermark: low, highWatermark: high), lowName,
+                        "must be at least 0 and below \(highName) (\(high)), not \(low)")
+        }
     }
 }
 

@@ -8,11 +8,25 @@ public final class HTTPClient: Sendable {
     public let configuration: Configuration
     private let group: EventLoopGroup
     private let pools: [ObjectIdentifier: ConnectionPool]
+    /// Why `configuration` cannot work, if it cannot: every request throws it.
+    private let invalidConfiguration: ConfigurationError?
 
     /// A client whose connections live on `eventLoopGroup`'s loops.
+    ///
+    /// The configuration is checked here (`Configuration.validate()`); a client
+    /// made with one that cannot work opens nothing and throws the
+    /// `ConfigurationError` from every request.
     public init(eventLoopGroup: EventLoopGroup = .shared, configuration: Configuration = Configuration()) {
         self.group = eventLoopGroup
         self.configuration = configuration
+        do {
+            try configuration.validate()
+            invalidConfiguration = nil
+        } catch {
+            invalidConfiguration = error
+            pools = [:]
+            return
+        }
         var pools: [ObjectIdentifier: ConnectionPool] = [:]
         for loop in eventLoopGroup.loops {
             pools[ObjectIdentifier(loop)] = ConnectionPool(
@@ -30,8 +44,20 @@ public final class HTTPClient: Sendable {
     ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`, `.responseHeadTimeout`, `.tls` (a refused
     ///   certificate, a pin mismatch, a cut without `close_notify`: `tls` says which),
     ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
+    ///   `HTTPClient.ConfigurationError` before anything else when the client's configuration or `options`
+    ///   cannot work.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
-        let loop = group.next()
+        try await execute(request, options: options, on: nil)
+    }
+
+    /// `execute` on `loop` (one of this client's group, else the next in
+    /// turn): for a caller that chose the loop already and runs on it.
+    ///
+    /// - Throws: as `execute(_:options:)`.
+    package func execute(_ request: HTTPClientRequest, options: RequestOptions, on preferred: EventLoop?) async throws
+        -> HTTPClientResponse {
+        try check(options)
+        let loop = self.loop(preferring: preferred)
         return try await loop.withPreference {
             // The connection inflated a compressed body as it arrived.
             try await self.run(request, options: options, on: loop) { response, target, redirects, _ in
@@ -46,7 +72,16 @@ public final class HTTPClient: Sendable {
     /// - Throws: as `execute`, for everything up to the head; the body's
     ///   iteration throws what happens after.
     public func stream(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientStreamingResponse {
-        let loop = group.next()
+        try await stream(request, options: options, on: nil)
+    }
+
+    /// `stream` on `loop`, as `execute(_:options:on:)`.
+    ///
+    /// - Throws: as `stream(_:options:)`.
+    package func stream(_ request: HTTPClientRequest, options: RequestOptions, on preferred: EventLoop?) async throws
+        -> HTTPClientStreamingResponse {
+        try check(options)
+        let loop = self.loop(preferring: preferred)
         return try await loop.withPreference {
             try await self.run(request, options: options, on: loop, streaming: true) { response, target, redirects, decoder in
                 var body = response.stream!
@@ -75,6 +110,19 @@ public final class HTTPClient: Sendable {
         for pool in pools.values { await pool.shutdown() }
     }
 
+    /// `preferred` if it is one of this client's loops, else the group's next
+    /// (the caller's own loop when it runs on one).
+    private func loop(preferring preferred: EventLoop?) -> EventLoop {
+        if let preferred, pools[ObjectIdentifier(preferred)] != nil { return preferred }
+        return group.next()
+    }
+
+    /// Throws the configuration's error, or the options', before the request reaches a loop.
+    private func check(_ options: RequestOptions) throws(ConfigurationError) {
+        if let invalidConfiguration { throw invalidConfiguration }
+        try options.validate()
+    }
+
     // MARK: The exchange loop: redirects, one retry on a stale connection
 
     private func run<R>(
@@ -82,7 +130,8 @@ public final class HTTPClient: Sendable {
         finish: (HTTP1Connection.Response, HTTPTarget, Int, Inflater?) async throws -> R
     ) async throws -> R {
         let start = ContinuousClock.now
-        let deadline = (options.timeout ?? configuration.requestTimeout).map { start + $0 }
+        var deadline = (options.timeout ?? configuration.requestTimeout).map { start + $0 }
+        if let given = options.deadline, deadline.map({ given < $0 }) ?? true { deadline = given }
         let policy = options.redirects ?? configuration.redirects
         var request = original
         var visited: Set<String> = []  // filled on the first redirect only

@@ -2,9 +2,10 @@ import FiberRuntime
 import Foundation
 import Instrumentation
 
-/// The end of the pipeline: turns a `FiberRequest` into a `TransportRequest`
-/// (with trace headers), calls the transport, and maps what it throws.
-struct Exchange: Sendable {
+/// The last step of every chain: turns a `FiberRequest` into a
+/// `TransportRequest` (with trace headers, its deadline and its loop), calls
+/// the transport, and maps what it throws to `FiberError`, once.
+struct TransportStep: Sendable {
     let transport: any FiberTransport
     let configuration: Fiber.Configuration
 
@@ -34,12 +35,13 @@ struct Exchange: Sendable {
 
     private func prepare(_ request: FiberRequest) throws(FiberError) -> (FiberRequest, TransportRequest) {
         if let error = request.buildError { throw error }
-        let remaining = request.remainingTime
-        if let remaining, remaining <= .zero { throw .timeout }
+        if let deadline = request.deadlineReading, deadline <= MonotonicTime.now() { throw .timeout }
         var request = request
         if configuration.propagatesTraceContext { addTraceHeaders(to: &request.headers) }
-        let outgoing = TransportRequest(url: request.url, httpMethod: request.httpMethod.rawValue, headers: request.headers,
-                                        httpBody: request.body, timeoutInterval: remaining?.seconds)
+        var outgoing = TransportRequest(url: request.url, httpMethod: request.httpMethod.rawValue, headers: request.headers,
+                                        httpBody: request.body)
+        outgoing.deadlineReading = request.deadlineReading
+        outgoing.eventLoop = request.eventLoop
         return (request, outgoing)
     }
 
