@@ -53,7 +53,9 @@ final class LoopTimer {
     static func milliseconds(_ d: Duration) -> UInt64 {
         let (seconds, attoseconds) = d.components
         guard seconds >= 0 else { return 0 }
-        let ms = UInt64(seconds) * 1000 + UInt64((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        return ms
+        // Saturates: a duration past what 64 bits of milliseconds hold means "never" in practice.
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1000)
+        let (ms, carry) = whole.addingReportingOverflow(UInt64((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+        return overflow || carry ? .max : ms
     }
 }

@@ -9,11 +9,13 @@ extension SocketStream {
     ///     loop, else the next loop of the shared group.
     /// - Throws: `TransportError` with kind `.dnsFailure`, `.connectionRefused`,
     ///   `.unreachable`, `.timeout` or `.eventLoopShutdown` (host and address
-    ///   attached); `CancellationError`.
+    ///   attached); `CancellationError`; `HTTPClient.ConfigurationError` before
+    ///   anything opens when `options` cannot work (`SocketOptions.validate()`).
     public static func connect(
         host: String, port: Int, on loop: EventLoop? = nil,
         options: SocketOptions = SocketOptions(), resolver: Resolver = .shared
     ) async throws -> SocketStream {
+        try options.validate()
         let loop = loop ?? EventLoopGroup.shared.next()
         let addresses = try await resolver.resolve(host: host, port: port, on: loop)
         return try await connect(to: addresses, host: host, on: loop, options: options)
@@ -26,6 +28,7 @@ extension SocketStream {
         to addresses: [SocketAddress], host: String? = nil, on loop: EventLoop? = nil,
         options: SocketOptions = SocketOptions()
     ) async throws -> SocketStream {
+        try options.validate()
         let loop = loop ?? EventLoopGroup.shared.next()
         let name = host ?? addresses.first?.host ?? ""
         let connector = TCPConnector(host: name, addresses: addresses, options: options, loop: loop)
@@ -35,10 +38,12 @@ extension SocketStream {
     /// Connects to the Unix domain socket at `path` (a sidecar, `/var/run/docker.sock`).
     ///
     /// - Throws: `TransportError` (`.connectionRefused` when nobody listens,
-    ///   `.other` with `ENOENT` when there is no such socket); `CancellationError`.
+    ///   `.other` with `ENOENT` when there is no such socket); `CancellationError`;
+    ///   `HTTPClient.ConfigurationError` when `options` cannot work.
     public static func connect(
         unixPath path: String, on loop: EventLoop? = nil, options: SocketOptions = SocketOptions()
     ) async throws -> SocketStream {
+        try options.validate()
         let loop = loop ?? EventLoopGroup.shared.next()
         let once = OnceContinuation<SocketStream>()
         return try await withTaskCancellationHandler {

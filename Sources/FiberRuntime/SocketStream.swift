@@ -432,7 +432,7 @@ public actor SocketStream: LoopIsolated {
     /// Turns TCP keep-alive probes on after `idle` without traffic, or off with nil.
     /// - Throws: `TransportError` if the socket refuses the option or is not TCP.
     public func setKeepAlive(_ idle: Duration?) throws {
-        let seconds = idle.map { UInt32(max(1, $0.components.seconds)) } ?? 0
+        let seconds = idle.map { UInt32(clamping: max(1, $0.components.seconds)) } ?? 0
         try UVError.check(uv_tcp_keepalive(handle.tcp, idle == nil ? 0 : 1, seconds), "setsockopt SO_KEEPALIVE")
     }
 
@@ -440,7 +440,7 @@ public actor SocketStream: LoopIsolated {
     nonisolated static func configure(_ handle: UVHandle, _ options: SocketOptions) {
         uv_tcp_nodelay(handle.tcp, options.noDelay ? 1 : 0)
         if let idle = options.keepAlive {
-            uv_tcp_keepalive(handle.tcp, 1, UInt32(max(1, idle.components.seconds)))
+            uv_tcp_keepalive(handle.tcp, 1, UInt32(clamping: max(1, idle.components.seconds)))
         }
     }
 

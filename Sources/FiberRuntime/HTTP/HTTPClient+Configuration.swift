@@ -81,16 +81,7 @@ extension HTTPClient {
             try Check.require(maxHeaderBytes >= 1, "maxHeaderBytes", "must be at least 1, not \(maxHeaderBytes)")
             try Check.require(redirects.maxRedirects >= 0, "redirects.maxRedirects", "must not be negative (\(redirects.maxRedirects))")
             try Check.require(maxDecompressionRatio >= 1, "maxDecompressionRatio", "must be at least 1, not \(maxDecompressionRatio)")
-            try Check.positive(socket.connectTimeout, "socket.connectTimeout")
-            try Check.require(socket.attemptDelay >= .zero && socket.attemptDelay <= Check.longestTimer, "socket.attemptDelay",
-                              "must be between zero and \(Check.longestTimer), not \(socket.attemptDelay)")
-            if let keepAlive = socket.keepAlive {
-                // TCP_KEEPIDLE takes whole seconds, at most 32767 on Linux.
-                try Check.require(keepAlive > .zero && keepAlive <= .seconds(32767), "socket.keepAlive",
-                                  "must be between zero (excluded) and 32767 s, not \(keepAlive)")
-            }
-            try Check.watermarks(low: socket.readLowWatermark, high: socket.readHighWatermark,
-                                 "socket.readLowWatermark", "socket.readHighWatermark")
+            try socket.validate()
             // Streamed bodies resume reading at a quarter of it.
             try Check.require(streamHighWatermark >= 1, "streamHighWatermark", "must be at least 1, not \(streamHighWatermark)")
         }
@@ -160,8 +151,8 @@ extension HTTPClient {
             self.reason = reason
         }
 
-        /// "HTTP client configuration: `setting` `reason`".
-        public var description: String { "HTTP client configuration: \(setting) \(reason)" }
+        /// "invalid configuration: `setting` `reason`".
+        public var description: String { "invalid configuration: \(setting) \(reason)" }
 
         /// The longest duration the loop's timers take: they count milliseconds in
         /// 64 bits. (Use nil where a setting allows it, for no limit at all.)
