@@ -57,7 +57,7 @@ struct CacheLookup: Sendable {
                 return (try entry.response(as: type, decoder: decoder, now: now, source: source), entry.id)
             case .stale:
                 let response = try entry.response(as: type, decoder: decoder, now: now, source: source)
-                await fiber.coalescer.runInBackground(key) { try await self.refresh(validating: type, force: false) }
+                fiber.coalescer.startIfIdle(key) { try await self.refresh(validating: type, force: false) }
                 return (response, entry.id)
             case .expired:
                 break

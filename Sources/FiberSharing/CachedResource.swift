@@ -3,7 +3,7 @@ import FiberRuntime
 import Foundation
 
 /// What a `CachedResource` fetches: a path, its query and a policy. Made with
-/// the seed's names, `.api(...)` and `.cachedAPI(...)`.
+/// `.api(...)` and `.cachedAPI(...)`.
 public struct APIKey<T: Decodable & Sendable>: Sendable {
     /// The path, appended to the base URL.
     public var path: String

@@ -53,7 +53,7 @@ public actor SharedCacheStore {
         self.disk = DiskCache(directory: directory, limits: diskLimits)
     }
 
-    // MARK: The seed's API
+    // MARK: Values by key
 
     /// The value stored under `key`, fresh or not (check `isFresh`), from
     /// memory or else disk; nil when absent or when it does not decode as `T`.

@@ -30,7 +30,7 @@ public final class SharedFiber: Sendable {
     /// The cache of `getCached`.
     public let store: SharedCacheStore
     private let hook: ConfigurationHook?
-    let coalescer = RequestCoalescer()
+    let coalescer = SingleFlight<String, FetchOutcome>()
     private let built = Locked<(configuration: FiberConfiguration, client: Fiber)?>(nil)
 
     /// A client following `reference` (default: the process's `.fiberConfiguration`),

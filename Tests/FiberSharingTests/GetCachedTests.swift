@@ -87,7 +87,7 @@ import Testing
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
             }
-            try await waitUntil { await fiber.coalescer.joinedCount == 99 && world.server.requestCount == 1 }
+            try await waitUntil { fiber.coalescer.joinedCount == 99 && world.server.requestCount == 1 }
             #expect(world.server.requestCount == 1)
             await gate.open()
             let results = try await callers.value
