@@ -3,14 +3,22 @@
 ///
 /// Reading stops once `buffered` reaches `highWatermark` and resumes once the
 /// consumer brings it down to `lowWatermark`, so a slow consumer holds at most
-/// about one watermark plus one read (64 KiB) in memory.
+/// about one watermark plus one read (64 KiB) in memory. `SocketStream`
+/// follows it for its own reads, and `BackpressuredBuffer` (a streamed body,
+/// a WebSocket's events) over the sizes its producer gives.
+///
+/// (`@usableFromInline`: `BackpressuredBuffer`'s inlinable members call it.)
+@usableFromInline
 struct ReadBackpressure: Equatable {
+    @usableFromInline
     enum Action: Equatable { case none, stopReading, startReading }
 
     let lowWatermark: Int
     let highWatermark: Int
-    private(set) var buffered = 0
-    private(set) var isReading = true
+    @usableFromInline private(set) var buffered = 0
+    /// Whether the producer should be reading: false from the high watermark
+    /// until the low one, and for good once finished.
+    @usableFromInline private(set) var isReading = true
     private var isFinished = false
 
     /// A pair of watermarks works when 0 <= low < high. Configurations that
@@ -21,6 +29,7 @@ struct ReadBackpressure: Equatable {
         0 <= lowWatermark && lowWatermark < highWatermark
     }
 
+    @usableFromInline
     init(lowWatermark: Int, highWatermark: Int) {
         precondition(Self.accepts(lowWatermark: lowWatermark, highWatermark: highWatermark), "need 0 <= low < high")
         self.lowWatermark = lowWatermark
@@ -28,6 +37,7 @@ struct ReadBackpressure: Equatable {
     }
 
     /// `count` bytes arrived and were buffered for the consumer.
+    @usableFromInline
     mutating func received(_ count: Int) -> Action {
         buffered += count
         guard isReading, buffered >= highWatermark else { return .none }
@@ -36,6 +46,7 @@ struct ReadBackpressure: Equatable {
     }
 
     /// The consumer took `count` buffered bytes.
+    @usableFromInline
     mutating func consumed(_ count: Int) -> Action {
         buffered = max(0, buffered - count)
         guard !isReading, !isFinished, buffered <= lowWatermark else { return .none }
@@ -45,6 +56,7 @@ struct ReadBackpressure: Equatable {
 
     /// The stream ended (EOF, error or close): never ask to read again.
     /// Bytes already buffered stay counted until consumed.
+    @usableFromInline
     mutating func finished() {
         isReading = false
         isFinished = true

@@ -23,10 +23,10 @@ public enum WebSocketClient {
     ) -> WebSocketConnection {
         let loop = loop ?? EventLoopGroup.shared.next()
         let connection = WebSocketConnection(loop: loop, configuration: configuration)
-        let parsed: WebSocketURL
+        let parsed: HTTPTarget
         do {
             try configuration.validate()
-            parsed = try WebSocketURL(url)
+            parsed = try HTTPTarget(webSocketURL: url)
         } catch {
             Task(executorPreference: loop) { await connection.fail(error) }
             return connection

@@ -17,7 +17,7 @@ extension WebSocketConnection {
     ///
     /// - Throws: `WebSocketError` (`.upgradeFailed`, `.handshakeFailed`,
     ///   `.invalidHeader`, `.transport`); `CancellationError` on timeout.
-    static func handshake(url: WebSocketURL, headers: HTTPHeaders, handshake: WebSocketHandshake,
+    static func handshake(url: HTTPTarget, headers: HTTPHeaders, handshake: WebSocketHandshake,
                           tls: TLSConfiguration, loop: EventLoop) async throws -> Opened {
         let request = try handshake.request(path: url.pathAndQuery, hostHeader: url.hostHeader, headers: headers)
         let stream: SocketStream

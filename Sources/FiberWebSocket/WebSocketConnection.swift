@@ -73,11 +73,11 @@ public actor WebSocketConnection: FiberWebSocket {
     // MARK: Opening
 
     /// Runs the opening handshake, then starts framing. Call once.
-    func start(url: WebSocketURL, headers: HTTPHeaders, subprotocols: [String]) async {
+    func start(url: HTTPTarget, headers: HTTPHeaders, subprotocols: [String]) async {
         keepAlive = self
-        buffer.setOnResume { [weak self, loop] in
-            guard let self else { return }
-            try? loop.execute { self.assumeIsolated { $0.resumeReading() } }
+        // Called on the loop, only when the answer changes.
+        buffer.controlReading(on: loop) { [weak self] reading in
+            self?.assumeIsolated { $0.setReading(reading) }
         }
         let handshake = WebSocketHandshake(key: WebSocketHandshake.randomKey(), subprotocols: subprotocols,
                                            deflate: configuration.compression)
@@ -126,6 +126,8 @@ public actor WebSocketConnection: FiberWebSocket {
             processFrames()
         }
         opened.transport.setReader(for: self)
+        // Taking the reader starts reading; the first events may already have filled the buffer.
+        if readingPaused { opened.transport.pauseReading() }
         schedulePing()
         if let pendingClose {
             self.pendingClose = nil
@@ -177,10 +179,7 @@ public actor WebSocketConnection: FiberWebSocket {
                 guard let output = try assembler.consume(frame) else { continue }
                 switch output {
                 case .message(let message):
-                    if buffer.yield(.message(message)), !readingPaused {
-                        readingPaused = true
-                        transport?.pauseReading()
-                    }
+                    buffer.yield(.message(message))
                 case .ping(let payload):
                     if closing.state == .open { writeControl(.pong, payload) }
                 case .pong:
@@ -195,10 +194,12 @@ public actor WebSocketConnection: FiberWebSocket {
         }
     }
 
-    private func resumeReading() {
-        guard readingPaused, closing.state != .closed else { return }
-        readingPaused = false
-        transport?.resumeReading()
+    /// The event buffer's backpressure: stop reading the socket while the
+    /// consumer of `events` is behind, go on once it caught up.
+    private func setReading(_ reading: Bool) {
+        readingPaused = !reading
+        guard let transport, closing.state != .closed else { return }
+        if reading { transport.resumeReading() } else { transport.pauseReading() }
     }
 
     // MARK: Sending
@@ -413,7 +414,7 @@ public actor WebSocketConnection: FiberWebSocket {
     }
 
     /// Message bytes received and not yet consumed from `events`.
-    nonisolated var bufferedEventBytes: Int { buffer.bufferedBytes }
+    nonisolated var bufferedEventBytes: Int { buffer.bufferedSize }
     /// True while reading is paused for backpressure.
     var isReadingPaused: Bool { readingPaused }
 

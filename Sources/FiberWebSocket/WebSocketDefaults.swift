@@ -33,7 +33,7 @@ public struct WebSocketConfiguration: Sendable {
     public var compression: PerMessageDeflate? = nil
     /// Receiving pauses the socket once this many message bytes wait for the consumer…
     public var receiveHighWatermark = 1024 * 1024
-    /// …and resumes when they drop below this.
+    /// …and resumes once they are down to this.
     public var receiveLowWatermark = 256 * 1024
     /// TLS for `wss://`: verification on, the system's trust store, TLS 1.2 at
     /// least, ALPN `http/1.1`; OpenSSL's buffers are handed back while a

@@ -49,32 +49,39 @@ public struct WebSocketHandshake: Sendable {
         "sec-websocket-extensions", "content-length", "transfer-encoding",
     ]
 
-    /// The GET request that asks for the upgrade.
+    /// The GET request that asks for the upgrade, written by the runtime's one
+    /// request-head writer (`HTTP1RequestSerializer`), so that what may be
+    /// sent is decided by the same rules as for every HTTP request: the
+    /// handshake's own fields first, then `headers` in their order.
     ///
     /// - Throws: `WebSocketError` `.invalidHeader` for a header with a control byte
     ///   in its value or a name that is not a token, one the handshake owns
-    ///   (`ownedFields`), or a subprotocol that is not a token.
+    ///   (`ownedFields`), a subprotocol that is not a token, or a key or host
+    ///   with a control byte; `.invalidURL` for a path with a control byte or space.
     public func request(path: String, hostHeader: String, headers: HTTPHeaders) throws(WebSocketError) -> [UInt8] {
-        if let field = headers.firstInvalidField() {
-            throw WebSocketError(.invalidHeader, "header \(field.name.debugDescription) may not be sent")
+        if let field = headers.first(where: { Self.ownedFields.contains($0.name.lowercased()) }) {
+            throw WebSocketError(.invalidHeader, "header \(field.name.debugDescription) is set by the handshake")
         }
-        // Subprotocols are tokens (RFC 6455 §4.1): anything else, a CR LF above all, would be
-        // written into the request's head as it is.
+        // Subprotocols are tokens (RFC 6455 §4.1): the header-value rule alone would
+        // let a space or comma through, changing what the server reads as offered.
         if let subprotocol = subprotocols.first(where: { !HTTPHeaders.isToken($0) }) {
             throw WebSocketError(.invalidHeader, "subprotocol \(subprotocol.debugDescription) is not a token")
         }
-        var out = "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        out += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
-        if !subprotocols.isEmpty { out += "Sec-WebSocket-Protocol: \(subprotocols.joined(separator: ", "))\r\n" }
-        if let deflate { out += "Sec-WebSocket-Extensions: \(deflate.offer)\r\n" }
-        for field in headers {
-            guard !Self.ownedFields.contains(field.name.lowercased()) else {
-                throw WebSocketError(.invalidHeader, "header \(field.name) is set by the handshake")
-            }
-            out += "\(field.name): \(field.value)\r\n"
+        var fields = HTTPHeaders()
+        fields.add(name: "Upgrade", value: "websocket")
+        fields.add(name: "Connection", value: "Upgrade")
+        fields.add(name: "Sec-WebSocket-Key", value: key)
+        fields.add(name: "Sec-WebSocket-Version", value: "13")
+        if !subprotocols.isEmpty { fields.add(name: "Sec-WebSocket-Protocol", value: subprotocols.joined(separator: ", ")) }
+        if let deflate { fields.add(name: "Sec-WebSocket-Extensions", value: deflate.offer) }
+        for field in headers { fields.add(name: field.name, value: field.value) }
+        do {
+            return try HTTP1RequestSerializer.head(method: "GET", requestTarget: path, host: hostHeader, headers: fields,
+                                                   bodyLength: nil, hasBody: false).bytes
+        } catch {
+            throw WebSocketError(error.kind == .invalidURL ? .invalidURL : .invalidHeader,
+                                 "the upgrade request may not be sent: \(error.detail ?? "\(error.kind)")")
         }
-        out += "\r\n"
-        return Array(out.utf8)
     }
 
     /// Checks a `101` answer's status and headers and returns what was negotiated.

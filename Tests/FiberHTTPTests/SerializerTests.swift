@@ -65,6 +65,23 @@ struct SerializerTests {
         #expect(!HTTPHeaders.isToken(String(repeating: "X-Long-Name", count: 10) + ":"))
     }
 
+    /// A target made from parts rather than parsed, or a host, cannot put a
+    /// CR LF or space into the request line or `Host`.
+    @Test(arguments: ["/a\r\nEvil: 1", "/a b", "/a\u{0}", ""])
+    func refusesATargetWithAControlByteOrSpace(path: String) {
+        let target = HTTPTarget(scheme: "http", host: "h", port: 80, pathAndQuery: path)
+        #expect { try HTTP1RequestSerializer.head(method: "GET", target: target, headers: [:], bodyLength: nil, hasBody: false) }
+            throws: { ($0 as? HTTPClientError)?.kind == .invalidURL }
+    }
+
+    @Test func refusesAHostWithAControlByteUnlessTheCallerGaveHost() throws {
+        let target = HTTPTarget(scheme: "http", host: "h\r\nEvil: 1", port: 80, pathAndQuery: "/")
+        #expect { try HTTP1RequestSerializer.head(method: "GET", target: target, headers: [:], bodyLength: nil, hasBody: false) }
+            throws: { ($0 as? HTTPClientError)?.kind == .invalidHeader }
+        let head = try HTTP1RequestSerializer.head(method: "GET", target: target, headers: ["Host": "given"], bodyLength: nil, hasBody: false)
+        #expect(text(head) == "GET / HTTP/1.1\r\nHost: given\r\n\r\n")
+    }
+
     @Test func refusesABadMethod() {
         #expect { try HTTP1RequestSerializer.head(method: "GET /x", target: target, headers: [:], bodyLength: nil, hasBody: false) }
             throws: { ($0 as? HTTPClientError)?.kind == .invalidHeader }

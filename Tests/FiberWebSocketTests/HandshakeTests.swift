@@ -101,10 +101,10 @@ struct HandshakeTests {
     }
 
     @Test func parsesURLs() throws {
-        let u = try WebSocketURL("ws://example.com/chat?room=1")
+        let u = try HTTPTarget(webSocketURL: "ws://example.com/chat?room=1")
         #expect(u.host == "example.com" && u.port == 80 && u.pathAndQuery == "/chat?room=1" && u.hostHeader == "example.com")
-        #expect(try WebSocketURL("wss://[::1]:8443").hostHeader == "[::1]:8443")
-        #expect(throws: WebSocketError.self) { _ = try WebSocketURL("http://example.com/") }
-        #expect(throws: WebSocketError.self) { _ = try WebSocketURL("ws://u:p@example.com/") }
+        #expect(try HTTPTarget(webSocketURL: "wss://[::1]:8443").hostHeader == "[::1]:8443")
+        #expect(throws: WebSocketError.self) { _ = try HTTPTarget(webSocketURL: "http://example.com/") }
+        #expect(throws: WebSocketError.self) { _ = try HTTPTarget(webSocketURL: "ws://u:p@example.com/") }
     }
 }

@@ -1,21 +1,50 @@
 /// Writes a request head as HTTP/1.1 bytes and frames its body: a pure
 /// function of the request, so that tests can read exactly what is sent.
-enum HTTP1RequestSerializer {
+///
+/// The one writer of request heads: HTTP requests and the WebSocket opening
+/// handshake both go through it, so one set of rules decides what may be
+/// sent (no control byte but a tab in a value, names that are tokens, no
+/// control byte or space in the request target).
+package enum HTTP1RequestSerializer {
     /// How the body follows the head.
-    enum Framing: Equatable { case none, contentLength(Int), chunked }
+    package enum Framing: Equatable { case none, contentLength(Int), chunked }
 
     /// The head's bytes (request line, headers, blank line) and the body framing.
     ///
     /// - Throws: `HTTPClientError` `.invalidHeader` for a header that may not be
     ///   sent (a control byte other than a tab in a value, a name that is not a token, or an
-    ///   invalid method), before any byte leaves.
+    ///   invalid method), `.invalidURL` for a target with a control byte or space,
+    ///   before any byte leaves.
     static func head(
         method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?, hasBody: Bool,
         acceptEncoding: String? = nil
     ) throws(HTTPClientError) -> (bytes: [UInt8], framing: Framing) {
-        guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(method)") }
+        try head(method: method, requestTarget: target.pathAndQuery, host: target.hostHeader, headers: headers,
+                 bodyLength: bodyLength, hasBody: hasBody, acceptEncoding: acceptEncoding)
+    }
+
+    /// The head's bytes for `requestTarget` (path and query) on `host` (the
+    /// `Host` value, made only when `headers` has none), and the body framing.
+    /// The caller's `Content-Length` and `Transfer-Encoding` are dropped: the
+    /// framing comes from `bodyLength` and `hasBody`.
+    ///
+    /// - Throws: `HTTPClientError` `.invalidHeader` for a field or method that
+    ///   may not be sent (as above) or a `Host` value with a control byte,
+    ///   `.invalidURL` for an empty target or one with a control byte or space.
+    package static func head(
+        method: String, requestTarget: String, host: @autoclosure () -> String, headers: HTTPHeaders,
+        bodyLength: Int?, hasBody: Bool, acceptEncoding: String? = nil
+    ) throws(HTTPClientError) -> (bytes: [UInt8], framing: Framing) {
+        guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(escape(method))") }
+        guard isValidRequestTarget(requestTarget) else {
+            throw HTTPClientError(.invalidURL, "the request target \(escape(requestTarget)) has a control byte or space")
+        }
         if let bad = headers.firstInvalidField() {
             throw HTTPClientError(.invalidHeader, "header \(escape(bad.name)) has a control byte in its value or is not a token")
+        }
+        let hostValue = headers.contains(name: "Host") ? nil : host()
+        if let hostValue, !HTTPHeaders.isValidValue(hostValue) {
+            throw HTTPClientError(.invalidHeader, "host \(escape(hostValue)) has a control byte")
         }
         let framing: Framing
         if !hasBody {
@@ -31,14 +60,14 @@ enum HTTP1RequestSerializer {
         var out: [UInt8] = []
         // Room for the whole head, so that it is allocated once: the fields, plus
         // the request line, Host, Accept-Encoding and framing (under 160 bytes).
-        out.reserveCapacity(headers.reduce(160 + method.utf8.count + target.pathAndQuery.utf8.count + target.host.utf8.count) {
+        out.reserveCapacity(headers.reduce(160 + method.utf8.count + requestTarget.utf8.count + (hostValue?.utf8.count ?? 0)) {
             $0 + $1.name.utf8.count + $1.value.utf8.count + 4
         })
         out += method.utf8
         out.append(0x20)
-        out += target.pathAndQuery.utf8
+        out += requestTarget.utf8
         out += " HTTP/1.1\r\n".utf8
-        if !headers.contains(name: "Host") { append("Host", target.hostHeader, to: &out) }
+        if let hostValue { append("Host", hostValue, to: &out) }
         for field in headers {
             // The client owns the body's framing; what the caller wrote would contradict it.
             if field.name.equalsIgnoringASCIICase("Content-Length") || field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
@@ -70,6 +99,15 @@ enum HTTP1RequestSerializer {
         out += ": ".utf8
         out += value.utf8
         out += "\r\n".utf8
+    }
+
+    /// Not empty, and no control byte or space: either would end the request
+    /// line early and let the rest pass for fields. Over contiguous bytes, as
+    /// the header rules are, since every request's target is checked.
+    private static func isValidRequestTarget(_ target: String) -> Bool {
+        let allowed = { (byte: UInt8) in byte > 0x20 && byte != 0x7F }
+        return !target.isEmpty
+            && (target.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? target.utf8.allSatisfy(allowed))
     }
 
     private static func escape(_ text: String) -> String {

@@ -1,5 +1,3 @@
-import DequeModule
-
 /// A response body streamed as it arrives, as an `AsyncSequence` of byte
 /// chunks. When the consumer falls behind by the high watermark, the
 /// connection stops reading its socket until the consumer catches up.
@@ -55,7 +53,8 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
         let buffer: ResponseBodyBuffer
         fileprivate let state: State
 
-        /// - Throws: `HTTPClientError` if the connection failed mid-body, or `.decompressionFailed`.
+        /// - Throws: `HTTPClientError` if the connection failed mid-body, `.cancelled` if
+        ///   the task is cancelled while waiting for bytes, or `.decompressionFailed`.
         public mutating func next() async throws -> [UInt8]? {
             guard let inflater = state.inflater else { return try await buffer.next() }
             // One chunk of output at most per call: a small read that inflates
@@ -99,64 +98,40 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
     }
 }
 
-/// The buffer between a connection (producer, on the loop) and a body consumer.
+/// The connection's end of a streamed body: a `BackpressuredBuffer` of
+/// chunks whose producer is the connection, on its loop (this actor shares the
+/// loop's executor, so the connection pushes through `assumeIsolated`). The
+/// consumer takes chunks without a hop to the loop; the connection hears
+/// `setReading` on the loop when it should stop or go on reading its socket.
 actor ResponseBodyBuffer {
     nonisolated let loop: EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
+    nonisolated let chunks: BackpressuredBuffer<[UInt8], HTTPClientError>
 
-    private var chunks = Deque<[UInt8]>()
-    private var backpressure: ReadBackpressure
-    private var end: HTTPClientError?? = nil
-    private var waiter: CheckedContinuation<[UInt8]?, any Error>?
-    /// Pauses (false) or resumes (true) reading the socket.
-    private let setReading: (Bool) -> Void
-
+    /// `setReading` pauses (false) or resumes (true) reading the socket; it is called on `loop`.
     init(loop: EventLoop, lowWatermark: Int, highWatermark: Int, setReading: @escaping (Bool) -> Void) {
         self.loop = loop
-        self.backpressure = ReadBackpressure(lowWatermark: lowWatermark, highWatermark: highWatermark)
-        self.setReading = setReading
+        chunks = BackpressuredBuffer(lowWatermark: lowWatermark, highWatermark: highWatermark,
+                                     whenCancelled: HTTPClientError(.cancelled, "while waiting for the body"),
+                                     whenReadTwice: HTTPClientError(.unsupported, "two tasks read one response body"))
+        chunks.controlReading(on: loop, setReading)
     }
 
     /// Called by the connection on the loop with bytes of the read buffer.
     func push(_ bytes: UnsafeRawBufferPointer) {
-        let chunk = Array(bytes)
-        if let waiter {
-            self.waiter = nil
-            waiter.resume(returning: chunk)
-            return
-        }
-        chunks.append(chunk)
-        if backpressure.received(chunk.count) == .stopReading { setReading(false) }
+        chunks.push(Array(bytes), size: bytes.count)
     }
 
     /// The body ended (nil) or failed.
     func finish(_ error: HTTPClientError?) {
-        guard end == nil else { return }
-        end = .some(error)
-        backpressure.finished()
-        if let waiter {
-            self.waiter = nil
-            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
-        }
+        chunks.finish(error)
     }
 
-    func next() async throws -> [UInt8]? {
-        // A buffered chunk needs no continuation (nothing suspends before this point).
-        if let chunk = chunks.popFirst() {
-            if backpressure.consumed(chunk.count) == .startReading { setReading(true) }
-            return chunk
-        }
-        return try await withCheckedThrowingContinuation { c in
-            if let chunk = chunks.popFirst() {
-                if backpressure.consumed(chunk.count) == .startReading { setReading(true) }
-                c.resume(returning: chunk)
-            } else if let end {
-                if let error = end { c.resume(throwing: error) } else { c.resume(returning: nil) }
-            } else if waiter != nil {
-                c.resume(throwing: HTTPClientError(.unsupported, "two tasks read one response body"))
-            } else {
-                waiter = c
-            }
-        }
+    /// The next chunk; nil at the end.
+    ///
+    /// - Throws: `HTTPClientError`: the connection's failure, `.cancelled` when
+    ///   the task is cancelled while waiting, `.unsupported` for a second concurrent reader.
+    nonisolated func next() async throws(HTTPClientError) -> [UInt8]? {
+        try await chunks.next()
     }
 }

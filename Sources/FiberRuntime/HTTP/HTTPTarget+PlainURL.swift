@@ -1,30 +1,43 @@
 extension HTTPTarget {
     /// Parses the common shape of a request URL, `http(s)://host[:port][/path][?query]`
-    /// written in plain ASCII, without Foundation's `URL` (which costs more than
-    /// the rest of a keep-alive request's client-side work).
+    /// (or `ws(s)://…` for `.webSocket`) written in plain ASCII, without
+    /// Foundation's `URL` (which costs more than the rest of a keep-alive
+    /// request's client-side work).
     ///
     /// Returns nil for anything outside that shape (upper case in scheme or
     /// host, IPv6 literals, user info, fragments, characters that need
     /// percent-encoding, a malformed escape, an empty or out-of-range port):
     /// the caller then parses it with `URL`, so both paths agree by construction
     /// on every URL this one accepts (a test compares them).
-    static func parsePlain(_ url: String) -> HTTPTarget? {
+    static func parsePlain(_ url: String, schemes: Schemes = .http) -> HTTPTarget? {
         var url = url
         return url.withUTF8 { bytes -> HTTPTarget? in
             var i: Int
             let scheme: String
-            if bytes.starts(with: "http://".utf8) {
-                scheme = "http"; i = 7
-            } else if bytes.starts(with: "https://".utf8) {
-                scheme = "https"; i = 8
-            } else {
-                return nil
+            let isSecure: Bool
+            switch schemes {
+            case .http:
+                if bytes.starts(with: "http://".utf8) {
+                    scheme = "http"; isSecure = false; i = 7
+                } else if bytes.starts(with: "https://".utf8) {
+                    scheme = "https"; isSecure = true; i = 8
+                } else {
+                    return nil
+                }
+            case .webSocket:
+                if bytes.starts(with: "ws://".utf8) {
+                    scheme = "ws"; isSecure = false; i = 5
+                } else if bytes.starts(with: "wss://".utf8) {
+                    scheme = "wss"; isSecure = true; i = 6
+                } else {
+                    return nil
+                }
             }
             let hostStart = i
             while i < bytes.count, isHostByte(bytes[i]) { i += 1 }
             guard i > hostStart else { return nil }
             let host = String(decoding: UnsafeBufferPointer(rebasing: bytes[hostStart..<i]), as: UTF8.self)
-            var port = scheme == "https" ? 443 : 80
+            var port = isSecure ? 443 : 80
             if i < bytes.count, bytes[i] == UInt8(ascii: ":") {
                 i += 1
                 var value = 0

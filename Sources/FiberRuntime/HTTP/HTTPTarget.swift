@@ -2,8 +2,12 @@ import FoundationEssentials
 
 /// Where a request goes: scheme, host, port, and the request target
 /// (path and query) exactly as it is written on the request line.
+///
+/// One parser serves every request this runtime writes: HTTP requests
+/// (`http`, `https`) and WebSocket opening handshakes (`ws`, `wss`, which
+/// are HTTP/1.1 `GET`s to the same kind of target).
 public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
-    /// `http` or `https`.
+    /// `http` or `https`; `ws` or `wss` for a WebSocket URL.
     public let scheme: String
     /// The host name or IP literal, without brackets.
     public let host: String
@@ -12,8 +16,8 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     /// Path and query, starting with `/`.
     public let pathAndQuery: String
 
-    /// True for `https`.
-    public var isSecure: Bool { scheme == "https" }
+    /// True for `https` and `wss`.
+    public var isSecure: Bool { scheme == "https" || scheme == "wss" }
 
     /// The `Host` header value: the host, bracketed if IPv6, and the port unless it is the default.
     public var hostHeader: String {
@@ -24,29 +28,59 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     /// The origin (scheme, host, port) as text; redirects compare origins.
     public var origin: String { "\(scheme)://\(hostHeader)" }
 
+    /// The URL as text: the origin, then the path and query.
     public var description: String { origin + pathAndQuery }
+
+    /// Which family of URL a parse accepts. The two differ in their schemes
+    /// and in one rule: a WebSocket URL may not have a fragment (RFC 6455
+    /// §3), while an HTTP URL's fragment is dropped, as it never reaches the server.
+    package enum Schemes: Sendable {
+        /// `http` and `https`.
+        case http
+        /// `ws` and `wss`, with the same default ports (80 and 443).
+        case webSocket
+
+        /// The scheme without TLS and the one with it.
+        var names: (plain: String, secure: String) {
+            switch self {
+            case .http: ("http", "https")
+            case .webSocket: ("ws", "wss")
+            }
+        }
+    }
 
     /// Parses an absolute `http` or `https` URL.
     ///
     /// - Throws: `HTTPClientError` `.invalidURL` for anything else (no scheme,
     ///   another scheme, no host, a port out of range, user info).
     public init(_ url: String) throws(HTTPClientError) {
-        if let plain = HTTPTarget.parsePlain(url) {
+        try self.init(url, schemes: .http)
+    }
+
+    /// Parses an absolute URL of the `schemes` family.
+    ///
+    /// - Throws: `HTTPClientError` `.invalidURL` for anything else: no scheme
+    ///   or another one, no host, a port out of range, user info, a control
+    ///   byte or space in the target, and a fragment in a WebSocket URL.
+    package init(_ url: String, schemes: Schemes) throws(HTTPClientError) {
+        if let plain = HTTPTarget.parsePlain(url, schemes: schemes) {
             self = plain
         } else {
-            self = try HTTPTarget.parseWithURL(url)
+            self = try HTTPTarget.parseWithURL(url, schemes: schemes)
         }
     }
 
     /// The general parser, through Foundation's `URL`.
-    static func parseWithURL(_ url: String) throws(HTTPClientError) -> HTTPTarget {
+    static func parseWithURL(_ url: String, schemes: Schemes = .http) throws(HTTPClientError) -> HTTPTarget {
+        let names = schemes.names
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
-              scheme == "http" || scheme == "https",
+              scheme == names.plain || scheme == names.secure,
               let host = parsed.host(percentEncoded: false), !host.isEmpty else {
             throw .invalidURL(url)
         }
         if parsed.user != nil || parsed.password != nil { throw .invalidURL(url) }
-        let port = parsed.port ?? (scheme == "https" ? 443 : 80)
+        if schemes == .webSocket, parsed.fragment != nil { throw .invalidURL(url) }
+        let port = parsed.port ?? (scheme == names.secure ? 443 : 80)
         guard (1...65535).contains(port) else { throw .invalidURL(url) }
         var target = parsed.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
