@@ -46,12 +46,13 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .cache(self) }
-
     /// True when the cache has nothing to do with `request`: a method it does not cache, or `.meta("cache", "skip")`.
     func passesOn(_ request: FiberRequest) -> Bool {
         !cacheableMethods.contains(request.httpMethod) || (!request.metadata.isEmpty && request.metadata["cache"] == "skip")
     }
+
+    /// A request the cache has nothing to do with needs nothing of this step.
+    func handleAtOnce(_ request: FiberRequest) -> Bool { passesOn(request) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard !passesOn(request) else { return try await next(request) }
@@ -154,22 +155,6 @@ struct CacheKey: Hashable, Sendable {
 /// otherwise retain, hash and compare three or four times.
 struct CacheDigest: Hashable, Sendable {
     let value: Int
-
-    func hash(into hasher: inout Hasher) { hasher.combine(value) }
-
-    /// What `Dictionary` hashes a digest by: the digest and the dictionary's seed through
-    /// a 64-bit finalizer (MurmurHash3's), so that two tables order the same keys
-    /// unrelatedly, which is what the per-table seed is for. The default would run a
-    /// SipHash over a value that already is one, on every lookup, store and eviction.
-    func _rawHashValue(seed: Int) -> Int {
-        var x = UInt64(bitPattern: Int64(value ^ seed))
-        x ^= x >> 33
-        x &*= 0xff51_afd7_ed55_8ccd
-        x ^= x >> 33
-        x &*= 0xc4ce_b9fe_1a85_ec53
-        x ^= x >> 33
-        return Int(Int64(bitPattern: x))
-    }
 }
 
 /// One stored response with what RFC 9111 needs to judge it later. Only the
@@ -177,9 +162,9 @@ struct CacheDigest: Hashable, Sendable {
 /// request and trace, so the rest of the response would be copied in and
 /// released on eviction for nothing.
 ///
-/// An immutable object: an entry's fields take some 160 bytes, which were copied
-/// whole on every move into, out of and within the store (nineteen copies a
-/// miss that stores); a reference moves in one word.
+/// An immutable object: an entry's fields take some 160 bytes, and an entry moves
+/// into, out of and within the store many times on a miss that stores; a
+/// reference moves in one word.
 final class CachedEntry: Sendable {
     /// The whole key: the store finds an entry by the key's digest alone.
     let key: CacheKey
@@ -297,7 +282,7 @@ final class CacheStore: Sendable {
     /// `304`; returns the answer that replaces `response` (the stored one, for a
     /// `304`), or nil when the caller answers with `response` itself. (Returning
     /// `response` itself copied it: the compiler passed it borrowed.)
-    @inline(never)  // inlined into the async caller, its locals became task allocations
+    @inline(never)  // inlined into the async caller, its locals would be task allocations
     func record(_ response: FiberResponse, for key: consuming CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?) -> FiberResponse? {
         let instant = clock.now()

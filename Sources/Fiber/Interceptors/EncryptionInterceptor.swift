@@ -24,10 +24,8 @@ public final class EncryptionInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .encryption(self) }
-
-    /// True when there is no body to encrypt and responses are left as they come.
-    func passesOn(_ request: FiberRequest) -> Bool { !decryptResponse && !encrypts(request) }
+    /// With no body to encrypt and responses left as they come, there is nothing to do.
+    func handleAtOnce(_ request: FiberRequest) -> Bool { !decryptResponse && !encrypts(request) }
 
     private func encrypts(_ request: FiberRequest) -> Bool { encryptRequest && !(request.body?.isEmpty ?? true) }
 

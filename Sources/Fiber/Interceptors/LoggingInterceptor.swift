@@ -36,10 +36,8 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .logging(self) }
-
-    /// True when the logger keeps none of this interceptor's lines.
-    func passesOn(_ request: FiberRequest) -> Bool { keepsNothing }
+    /// When the logger keeps none of this interceptor's lines, there is nothing to do.
+    func handleAtOnce(_ request: FiberRequest) -> Bool { keepsNothing }
 
     /// Whether the logger keeps none of this interceptor's lines (not even errors).
     private var keepsNothing: Bool { !logger.isLogging(.error) }

@@ -21,8 +21,6 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .metrics(self) }
-
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Only a collector that receives `RequestMetrics` reads the wall-clock start.
         let timestamp = reporter == nil ? Date() : nil

@@ -48,10 +48,8 @@ public final class RateLimitInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .rateLimit(self) }
-
-    /// Takes a token if one is at hand: then the request goes on without this step's frame.
-    func passesOn(_ request: FiberRequest) -> Bool { limiter.takeAtHand() }
+    /// Takes a token if one is at hand, which is all this step does for such a request.
+    func handleAtOnce(_ request: FiberRequest) -> Bool { limiter.takeAtHand() }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         var allowed = maxWait

@@ -61,10 +61,11 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    var step: InlineStep { .retry(self) }
-
     /// True when `request` is never retried (no retries, or a method that is not retryable).
     func passesOn(_ request: FiberRequest) -> Bool { maxRetries == 0 || !retryableMethodList.contains(request.httpMethod) }
+
+    /// A request that is never retried needs nothing of this step.
+    func handleAtOnce(_ request: FiberRequest) -> Bool { passesOn(request) }
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard !passesOn(request) else { return try await next(request) }

@@ -1,7 +1,7 @@
 import Logging
 
-/// A `FiberLogger` writing to swift-log, the Linux counterpart of the seed's
-/// `OSLogFiberLogger`: the service's logging backend decides where lines go.
+/// A `FiberLogger` writing to swift-log, the logging API of Swift on servers:
+/// the service's logging backend decides where lines go.
 public struct SwiftLogFiberLogger: FiberLogger {
     /// The swift-log logger lines go to.
     public let logger: Logger

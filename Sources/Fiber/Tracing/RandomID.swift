@@ -2,11 +2,9 @@ import Synchronization
 
 /// Random identifiers written as hex digits straight into their string.
 ///
-/// `UUID().uuidString` costs about 5 µs on Linux (Foundation opens and reads
-/// `/dev/urandom` for every UUID), a tenth of a whole request over a local
-/// connection. The system's generator is cheaper but still a `getrandom`
-/// system call per draw, three per request (trace ID and span ID), about 7 %
-/// of a request's CPU through the pipeline. So a draw is a keyed hash
+/// Every request draws a trace ID and a span ID, so a draw must cost little next
+/// to the request: `UUID()` on Linux opens and reads `/dev/urandom` each time, and
+/// the system's generator is a `getrandom` system call per draw. So a draw is a keyed hash
 /// (SipHash, through `Hasher`) of one atomic counter and a 128-bit secret that
 /// the system's generator picks once per process: no system call and no lock.
 /// A server that sees IDs learns nothing that predicts the next ones, which a
