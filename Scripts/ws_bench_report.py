@@ -2,7 +2,7 @@
 """The report of Scripts/bench-websocket, from its result lines:
 
   ws_bench_report.py table LINE...                       the three clients per cell, with ratios
-  ws_bench_report.py docs PERFORMANCE_MD SECONDS LINE... rewrites the "## WebSocket client (issue 6)"
+  ws_bench_report.py docs PERFORMANCE_MD SECONDS LINE... rewrites the "## WebSocket client"
                                                          section at the end of Docs/Performance.md
 
 A line is "idle ..." or "echo ..." (Fiber's WebSocketBench), or "python-websockets echo ..."
@@ -85,7 +85,7 @@ def docs(path, seconds, lines):
               if per_connection <= 8192 else
               f"The issue's target of at most 8 KiB of client memory per idle connection is not met in this run "
               f"({per_connection:,} bytes at {idle['connections']} connections; the fixed part weighs more at small counts).")
-    section = f"""## WebSocket client (issue 6)
+    section = f"""## WebSocket client
 
 `Scripts/bench-websocket --docs` ({os.cpu_count()} cores; the echo server, Fiber's `TestWebSocketServer`, in its own process on CPU 0, each client on CPU 1, one at a time; 127.0.0.1).
 
@@ -101,7 +101,7 @@ def docs(path, seconds, lines):
 Cells of {seconds} s (`--duration {seconds}`). {target} At 64 KiB the single-loop echo server (one process, one core) can be the bottleneck for every client, which flattens the 64-connection row.
 """
     text = open(path).read() if os.path.exists(path) else "# Performance\n"
-    marker = "## WebSocket client (issue 6)"
+    marker = "## WebSocket client"
     if marker in text:
         text = text[:text.index(marker)].rstrip() + "\n\n"
     else:

@@ -28,7 +28,7 @@ struct CacheLookup: Sendable {
         requestHeaders = headers
         let credential = [configuration.authToken ?? "", headers.first(name: "Authorization") ?? ""]
             .joined(separator: "\n")
-        key = CacheKey.key(primary: CacheKey.primary(method: "GET", path: path, query: query),
+        key = SharedCacheKey.key(primary: SharedCacheKey.primary(method: "GET", path: path, query: query),
                            baseURL: client.baseURL, credential: credential)
         rules = HTTPCacheRules(defaultLifetime: policy.ttl, defaultStaleWhileRevalidate: policy.staleWhileRevalidate)
     }

@@ -1,4 +1,5 @@
 import Crypto
+import Fiber
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,7 @@ struct DiskCache {
 
     let directory: URL
     let limits: DiskCacheLimits
-    private var index = LRUCache<IndexEntry>()
+    private var index = LRUMap<String, IndexEntry>()
     private var isIndexLoaded = false
     private var totalBytes = 0
     private let files = FileManager.default
@@ -137,7 +138,7 @@ struct DiskCache {
         where name.hasSuffix(".entry") || name.hasPrefix(".tmp-") {
             try? files.removeItem(at: directory.appendingPathComponent(name))
         }
-        index = LRUCache()
+        index = LRUMap()
         totalBytes = 0
         isIndexLoaded = true
     }

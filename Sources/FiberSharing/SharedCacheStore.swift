@@ -40,7 +40,7 @@ public actor SharedCacheStore {
     /// The directory of the disk tier (created on the first write).
     public nonisolated let directory: URL
 
-    private var memory = LRUCache<CacheEntry>()
+    private var memory = LRUMap<String, CacheEntry>()
     private var disk: DiskCache
     private var observers: [String: [Int: AsyncStream<Void>.Continuation]] = [:]
     private var nextObserver = 0
@@ -91,7 +91,7 @@ public actor SharedCacheStore {
 
     /// Drops every entry whose key satisfies `matches`, from memory and disk.
     public func invalidate(where matches: (String) -> Bool) {
-        memory.removeAll(where: matches)
+        memory.removeAll { key, _ in matches(key) }
         disk.removeAll(where: matches)
         notify(matches)
     }
@@ -103,7 +103,7 @@ public actor SharedCacheStore {
 
     /// Drops every entry, from memory and disk.
     public func invalidateAll() {
-        memory = LRUCache()
+        memory = LRUMap()
         disk.removeAll()
         notify { _ in true }
     }

@@ -35,10 +35,10 @@ extension SharedFiber {
 
     /// Drops the cached GETs of `path`: with `query`, only that query; without, every query of the path.
     public func invalidateCache(for path: String, query: [String: String] = [:]) async {
-        let primary = CacheKey.primary(method: "GET", path: path, query: query)
+        let primary = SharedCacheKey.primary(method: "GET", path: path, query: query)
         let anyQuery = query.isEmpty
         await store.invalidate { key in
-            let part = CacheKey.primaryPart(of: key)
+            let part = SharedCacheKey.primaryPart(of: key)
             return part == primary || (anyQuery && part.hasPrefix(primary + "?"))
         }
     }

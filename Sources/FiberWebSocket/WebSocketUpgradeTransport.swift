@@ -52,9 +52,11 @@ final class WebSocketUpgradeTransport: FiberTransport {
             headers.add(name: field.name, value: field.value)
         }
         var configuration = configuration
-        if let seconds = request.timeoutInterval {
-            // The client's request deadline bounds the handshake too.
-            configuration.connectTimeout = min(configuration.connectTimeout, .seconds(max(seconds, 0.001)))
+        if let deadline = request.deadlineReading {
+            // The client's request deadline bounds the handshake too (at least a millisecond,
+            // so that a deadline already past fails as a timeout of the handshake).
+            configuration.connectTimeout = min(configuration.connectTimeout,
+                                               max(deadline - MonotonicTime.now(), .milliseconds(1)))
         }
         let connection = WebSocketClient.connect(to: Fiber.webSocketURL(for: url.absoluteString), headers: headers,
                                                  subprotocols: subprotocols, configuration: configuration, on: loop)

@@ -3,58 +3,6 @@ import FiberTesting
 import Foundation
 import Testing
 
-@Suite struct ResponseCacheTests {
-    @Test func expiresAfterTTL() {
-        var cache = ResponseCache<String, Int>(ttl: .seconds(10), maxEntries: 3)
-        cache.store(1, for: "a", now: .zero)
-        #expect(cache.value(for: "a", now: .seconds(9)) == 1)
-        #expect(cache.value(for: "a", now: .seconds(10)) == nil)
-        #expect(cache.count == 0)
-    }
-
-    @Test func evictsLeastRecentlyUsed() {
-        var cache = ResponseCache<String, Int>(ttl: .seconds(100), maxEntries: 2)
-        cache.store(1, for: "a", now: .zero)
-        cache.store(2, for: "b", now: .zero)
-        _ = cache.value(for: "a", now: .seconds(1))  // b is now least recently used
-        #expect(cache.store(3, for: "c", now: .seconds(2)) == "b")
-        #expect(cache.value(for: "a", now: .seconds(3)) == 1)
-        #expect(cache.value(for: "b", now: .seconds(3)) == nil)
-        #expect(cache.value(for: "c", now: .seconds(3)) == 3)
-    }
-
-    @Test func restoringRefreshesAndReusesSlots() {
-        var cache = ResponseCache<String, Int>(ttl: .seconds(10), maxEntries: 2)
-        cache.store(1, for: "a", now: .zero)
-        cache.store(2, for: "b", now: .zero)
-        cache.store(10, for: "a", now: .seconds(5))  // a: new value, fresh until 15, most recent
-        #expect(cache.count == 2)
-        #expect(cache.store(3, for: "c", now: .seconds(6)) == "b")
-        #expect(cache.value(for: "a", now: .seconds(14)) == 10)
-        #expect(cache.value(for: "c", now: .seconds(16)) == nil)  // expired and dropped
-        #expect(cache.count == 1)
-        cache.removeAll { key, _ in key == "a" }
-        #expect(cache.count == 0)
-        for i in 0..<100 { cache.store(i, for: "k\(i)", now: .seconds(20)) }
-        #expect(cache.count == 2 && cache.value(for: "k99", now: .seconds(21)) == 99 && cache.value(for: "k98", now: .seconds(21)) == 98)
-        cache.removeAll { _, value in value == 98 }
-        #expect(cache.count == 1 && cache.value(for: "k99", now: .seconds(21)) == 99)
-        cache.removeValue(for: "absent")
-        cache.removeValue(for: "k99")
-        #expect(cache.count == 0 && cache.value(for: "k99", now: .seconds(21)) == nil)
-        cache.store(7, for: "again", now: .seconds(22))  // a freed slot is reused
-        #expect(cache.value(for: "again", now: .seconds(23)) == 7)
-    }
-
-    @Test func zeroCapacityOrTTLStoresNothing() {
-        var none = ResponseCache<String, Int>(ttl: .seconds(10), maxEntries: 0)
-        none.store(1, for: "a", now: .zero)
-        var instant = ResponseCache<String, Int>(ttl: .zero, maxEntries: 5)
-        instant.store(1, for: "a", now: .zero)
-        #expect(none.count == 0 && instant.count == 0)
-    }
-}
-
 @Suite struct CacheInterceptorTests {
     @Test func servesHitsWithoutTheNetworkUntilTTL() async throws {
         let clock = TestClock()

@@ -270,13 +270,10 @@ private struct StructFactory: MetricsFactory {
         #expect(key.digest != CacheInterceptor.key(for: request.header("Authorization", "Bearer x")).digest)
     }
 
-    /// Dictionaries hash digests with their seed: equal keys hash alike under any
-    /// seed, and a dictionary of many digests finds each and only each.
+    /// Equal digests hash alike, and a dictionary of many digests finds each and only each.
     @Test func dictionariesFindEveryDigest() {
         let keys = (0..<2_000).map { CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/item?n=\($0)")).digest }
-        for seed in [0, 1, -1, 0x5bd1_e995] {
-            #expect(keys[7]._rawHashValue(seed: seed) == CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/item?n=7")).digest._rawHashValue(seed: seed))
-        }
+        #expect(keys[7].hashValue == CacheInterceptor.key(for: FiberRequest(url: "https://api.example.com/item?n=7")).digest.hashValue)
         var index: [CacheDigest: Int] = [:]
         for (i, key) in keys.enumerated() { index[key] = i }
         #expect(index.count == keys.count)

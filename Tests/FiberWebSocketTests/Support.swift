@@ -1,3 +1,4 @@
+import Fiber
 import FiberRuntime
 import FiberTesting
 @testable import FiberWebSocket
@@ -62,4 +63,22 @@ func sentCloseCode(_ frames: [WebSocketFrame]) -> UInt16? {
     guard let close = frames.first(where: { $0.opcode == .close }) else { return nil }
     guard close.payload.count >= 2 else { return 1005 }
     return UInt16(close.payload[0]) << 8 | UInt16(close.payload[1])
+}
+
+/// The `WebSocketError` a refused `Fiber.webSocket` throws, wrapped in `FiberError.networkError`;
+/// records an issue and returns nil when `open` succeeds or throws anything else.
+func refusal(_ open: () async throws -> some Any) async -> WebSocketError? {
+    do {
+        _ = try await open()
+        Issue.record("a refused upgrade must throw")
+    } catch let error as FiberError {
+        guard case .networkError(let underlying) = error, let ws = underlying as? WebSocketError else {
+            Issue.record("expected .networkError(WebSocketError), got \(error)")
+            return nil
+        }
+        return ws
+    } catch {
+        Issue.record("expected a FiberError, got \(error)")
+    }
+    return nil
 }

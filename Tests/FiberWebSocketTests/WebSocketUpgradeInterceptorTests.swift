@@ -51,16 +51,8 @@ struct WebSocketUpgradeInterceptorTests {
         let fiber = Fiber("http://127.0.0.1:\(server.port)") {
             $0.interceptors = [LoggingInterceptor(logger: logs.logger()), MetricsInterceptor(collector: metrics), recorder]
         }
-        do {
-            _ = try await fiber.webSocket("/chat")
-            Issue.record("a refused upgrade must throw")
-        } catch let error as FiberError {
-            guard case .networkError(let underlying) = error, let ws = underlying as? WebSocketError else {
-                Issue.record("expected .networkError(WebSocketError), got \(error)")
-                return
-            }
-            #expect(ws.kind == .upgradeFailed && ws.status == 403 && ws.body == Array("not you".utf8))
-        }
+        let ws = await refusal { try await fiber.webSocket("/chat") }
+        #expect(ws?.kind == .upgradeFailed && ws?.status == 403 && ws?.body == Array("not you".utf8))
         #expect(await metrics.metrics.map(\.statusCode) == [403])
         #expect(logs.messages.contains { $0.contains("[← 403") })
         #expect(!logs.messages.contains { $0.contains("[← 101") })

@@ -3,7 +3,7 @@ import HTTPBenchKit
 import NIOCore
 import NIOPosix
 
-// AsyncHTTPClient as a peer in the HTTP/1.1 client benchmark (issue 3); run by
+// AsyncHTTPClient as a peer in the HTTP/1.1 client benchmark; run by
 // `Scripts/bench-http` (see `HTTPBenchKit` for what a run does).
 //
 // The client gets its own MultiThreadedEventLoopGroup of one thread, like Fiber's
@@ -14,7 +14,7 @@ import NIOPosix
 // is normally used: SwiftNIO's event loops are not task executors, so every request
 // goes from the pool to the event loop thread and back.
 //
-// The TLS benchmark (issue 4, `Scripts/bench-tls`) adds: `--ca` (NIOSSL trust roots
+// The TLS benchmark (`Scripts/bench-tls`) adds: `--ca` (NIOSSL trust roots
 // from a PEM file), `--new-connection` (`Connection: close`, a handshake per request)
 // and `--stream` (the body's buffers are counted and dropped as they arrive).
 // `--no-resumption` changes nothing: AsyncHTTPClient (NIOSSL) keeps no client

@@ -2,7 +2,7 @@ import Fiber
 import FiberRuntime
 import HTTPBenchKit
 
-// Fiber's HTTP client in the HTTP/1.1 client benchmark (issue 3); run by
+// Fiber's HTTP client in the HTTP/1.1 client benchmark; run by
 // `Scripts/bench-http` (see `HTTPBenchKit` for what a run does).
 //
 // One event loop, like the one-thread MultiThreadedEventLoopGroup of `AHCBench`;
@@ -11,7 +11,7 @@ import HTTPBenchKit
 // recommended way: a request resumed by the loop stays on the loop thread, with no
 // hop to Swift's global pool per await.
 //
-// The TLS benchmark (issue 4, `Scripts/bench-tls`) adds: `--ca` (trust roots from a
+// The TLS benchmark (`Scripts/bench-tls`) adds: `--ca` (trust roots from a
 // PEM file), `--new-connection` (`Connection: close`, a handshake per request),
 // `--no-resumption` (`tls.sessionResumption = false`) and `--stream` (the body is
 // streamed with `client.stream` and discarded chunk by chunk, never collected).

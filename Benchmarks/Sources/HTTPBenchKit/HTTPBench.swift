@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-// The load driver of the HTTP/1.1 client benchmark (issue 3), shared by the Swift
+// The load driver of the HTTP/1.1 client benchmark, shared by the Swift
 // clients (`AHCBench`, `FiberHTTPBench`). `Scripts/bench-http` runs each client
 // once per concurrency against a local nginx; a run is:
 //
@@ -30,7 +30,7 @@ public struct HTTPBenchOptions: Sendable {
     public var allocRequests = 0
     /// The body size every response must have; nil: any size.
     public var expectBytes: Int?
-    /// TLS (issue 4, `Scripts/bench-tls`): a PEM file of the CA certificates to trust for
+    /// TLS (`Scripts/bench-tls`): a PEM file of the CA certificates to trust for
     /// an https URL; nil: the client's default trust store.
     public var caFile: String?
     /// Every request on a new connection: the client sends `Connection: close`

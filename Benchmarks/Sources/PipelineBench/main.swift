@@ -9,7 +9,7 @@ import Synchronization
 import Glibc
 #endif
 
-// The cost of Fiber's interceptor pipeline (issue 5), run by `Scripts/bench-pipeline`:
+// The cost of Fiber's interceptor pipeline, run by `Scripts/bench-pipeline`:
 // the same keep-alive GETs through `Fiber.send` over the real transport, with no
 // interceptor (`--pipeline none`) or with all seven built-ins (`--pipeline seven`),
 // in the guide's recommended order. Each request has its own query (`?n=…`), so the

@@ -11,7 +11,7 @@ struct Options: Sendable {
     var echoSeconds = 2.0
     /// Pin the loop / server and the callers / clients to different CPUs.
     var pin = true
-    /// Where to write the "Runtime (issue 2)" section; nil: stdout only.
+    /// Where to write the "Runtime" section; nil: stdout only.
     var docsPath: String?
     var parts = Set(Part.allCases)
     /// Submitting-thread counts of the cross-thread benchmark.
@@ -30,7 +30,7 @@ struct Options: Sendable {
       --runs N             repetitions of every timed benchmark, median reported (default 3)
       --echo-seconds S     timed seconds per echo run (default 2)
       --no-pin             let the kernel place every thread (default: pin loop and callers to different CPUs)
-      --docs PATH          write the "## Runtime (issue 2)" section of PATH (Docs/Performance.md);
+      --docs PATH          write the "## Runtime" section of PATH (Docs/Performance.md);
                            only a run of the whole suite writes it
       --no-docs            do not write any file, even if --docs was given
       --threads LIST       submitting-thread counts of the cross-thread benchmark (default 1,8)

@@ -95,7 +95,7 @@ struct EchoKey: Hashable {
 }
 
 struct Report {
-    static let sectionTitle = "## Runtime (issue 2)"
+    static let sectionTitle = "## Runtime"
 
     let machine: Machine
     let placement: Placement

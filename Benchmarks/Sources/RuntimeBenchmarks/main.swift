@@ -3,7 +3,7 @@ import FiberRuntime
 import Glibc
 #endif
 
-// The runtime benchmarks of Fiber (issue 2). Run with `Scripts/bench-runtime`
+// The runtime benchmarks of Fiber. Run with `Scripts/bench-runtime`
 // from the repository root, or directly:
 //   swift run -c release --package-path Benchmarks RuntimeBenchmarks [options]
 // Every loop is bounded in count and in time; nothing is asserted on timings.

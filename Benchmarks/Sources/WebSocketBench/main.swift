@@ -1,4 +1,4 @@
-// The WebSocket client benchmark (issue 6), driven by Scripts/bench-websocket.
+// The WebSocket client benchmark, driven by Scripts/bench-websocket.
 //
 //   WebSocketBench serve [port]                       echo server (TestWebSocketServer) on 127.0.0.1; prints the port
 //   WebSocketBench idle URL COUNT                     opens COUNT idle connections; RSS per connection, time to open

@@ -1,5 +1,5 @@
 // vapor/websocket-kit (SwiftNIO) as a peer in the WebSocket client benchmark
-// (issue 6), run by `Scripts/bench-websocket` against the same echo server as
+//, run by `Scripts/bench-websocket` against the same echo server as
 // Fiber's `WebSocketBench echo` and `Scripts/ws_bench_client.py`.
 //
 //   WebSocketKitBench echo URL SIZE CONNECTIONS SECONDS

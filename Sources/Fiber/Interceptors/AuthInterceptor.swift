@@ -92,38 +92,25 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
 ///
 /// `generation` counts completed refreshes. A request remembers the generation
 /// its token came from; on a 401 it refreshes only if no refresh completed
-/// since, and joins the one in flight if there is one.
+/// since, and joins the one in flight if there is one: the flight is keyed by
+/// the generation it refreshes from.
 final class RefreshGate: Sendable {
-    private struct State {
-        var generation = 0
-        var inFlight: Task<Void, any Error>?
-    }
+    private let completed = Locked(0)
+    private let flights = SingleFlight<Int, Void>()
 
-    private let state = Locked(State())
-
-    var generation: Int { state.withLock { $0.generation } }
+    var generation: Int { completed.withLock { $0 } }
 
     /// Returns once a refresh newer than `generation` has completed.
     /// - Throws: the refresher's error (every waiter of that refresh gets it).
     func refresh(after generation: Int, using refresher: @escaping @Sendable () async throws -> Void) async throws {
-        let task: Task<Void, any Error>? = state.withLock { state in
-            if state.generation > generation { return nil }
-            if let running = state.inFlight { return running }
-            // An unstructured task: cancelling the request that started the
-            // refresh must not fail the others waiting for it.
-            let task = Task<Void, any Error> { [self] in
-                do {
-                    try await refresher()
-                    self.state.withLock { $0.generation += 1; $0.inFlight = nil }
-                } catch {
-                    self.state.withLock { $0.inFlight = nil }
-                    throw error
-                }
-            }
-            state.inFlight = task
-            return task
+        guard self.generation <= generation else { return }
+        try await flights.run(generation) { [completed] in
+            // A caller that read `generation` just before the last flight for it
+            // landed starts a new one: it finds the refresh done and returns.
+            guard completed.withLock({ $0 <= generation }) else { return }
+            try await refresher()
+            completed.withLock { $0 = max($0, generation + 1) }
         }
-        try await task?.value
     }
 }
 

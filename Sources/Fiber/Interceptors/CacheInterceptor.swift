@@ -231,8 +231,16 @@ final class CacheStore: Sendable {
     }
 
     private struct State {
-        var cache: ResponseCache<CacheDigest, CachedEntry>
+        var cache = LRUMap<CacheDigest, CachedEntry>()
         var refreshing: Set<CacheDigest> = []
+        let maxEntries: Int
+
+        /// Stores `entry` as just used; past `maxEntries` the least recently used goes.
+        mutating func store(_ entry: consuming CachedEntry, for digest: CacheDigest) {
+            guard maxEntries > 0 else { return }
+            cache.set(entry, for: digest)
+            if cache.count > maxEntries { _ = cache.removeOldest() }
+        }
     }
 
     private let state: Locked<State>
@@ -244,8 +252,8 @@ final class CacheStore: Sendable {
     private let origin: (instant: Duration, date: Date)
 
     init(maxEntries: Int, rules: HTTPCacheRules, clock: FiberClock) {
-        // Entries leave by LRU or by being judged expired; freshness, not this TTL, decides.
-        self.state = Locked(State(cache: ResponseCache(ttl: .seconds(365 * 24 * 3600), maxEntries: maxEntries)))
+        // Entries leave by LRU: freshness is judged at each lookup, not by an expiry here.
+        self.state = Locked(State(maxEntries: max(0, maxEntries)))
         self.rules = rules
         self.clock = clock
         self.origin = (clock.now(), Date())
@@ -263,7 +271,7 @@ final class CacheStore: Sendable {
 
     /// What the store holds for `key` that may answer `request`, judged at `instant`.
     func lookup(_ key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
-        guard let entry = state.withLock({ $0.cache.value(for: key.digest, now: instant) }), entry.key == key,
+        guard let entry = state.withLock({ $0.cache.value(for: key.digest) }), entry.key == key,
               HTTPCacheRules.varySnapshot(names: entry.varyNames, requestHeaders: request.headers) == entry.vary else {
             return .miss
         }
@@ -291,14 +299,14 @@ final class CacheStore: Sendable {
             let headers = HTTPCacheRules.merging(validated.headers, with: response.headers)
             let entry = validated.refreshed(headers: headers, freshness: rules.freshness(
                 responseHeaders: headers, requestTime: requestTime, responseTime: responseTime))
-            state.withLock { _ = $0.cache.store(entry, for: key.digest, now: instant) }
+            state.withLock { $0.store(entry, for: key.digest) }
             return entry.answer(to: request, age: entry.freshness.age(at: responseTime)).withDuration(response.duration)
         }
         guard !response.isStreamed, response.isSuccess,
               let storage = rules.storage(method: request.httpMethod, statusCode: response.statusCode,
                                           requestHeaders: request.headers, responseHeaders: response.headers,
                                           requestTime: requestTime, responseTime: responseTime) else {
-            if validated != nil { state.withLock { $0.cache.removeValue(for: key.digest) } }
+            if validated != nil { state.withLock { _ = $0.cache.remove(key.digest) } }
             return nil
         }
         let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
@@ -306,7 +314,7 @@ final class CacheStore: Sendable {
         // Made before the lock, so that the key moves into it (a closure would copy it).
         let entry = CachedEntry(key: key, data: response.data, statusCode: response.statusCode, headers: response.headers,
                                 freshness: storage.freshness, vary: vary, varyNames: storage.varyNames)
-        state.withLock { _ = $0.cache.store(entry, for: digest, now: instant) }
+        state.withLock { $0.store(entry, for: digest) }
         return nil
     }
 
@@ -319,7 +327,7 @@ final class CacheStore: Sendable {
 
     func evict(url: String) {
         state.withLock { state in
-            state.cache.removeAll { _, entry in
+            _ = state.cache.removeAll { _, entry in
                 guard let entryURL = URL(string: entry.key.url) else { return false }
                 if entryURL.absoluteString == url { return true }
                 let path = entryURL.path

@@ -134,7 +134,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// Whether every byte of `text` passes `test`: over its contiguous bytes, which a native or
-    /// small string has, where walking the UTF-8 view cost several nanoseconds a byte.
+    /// small string has; walking the UTF-8 view byte by byte is much slower.
     private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? text.utf8.allSatisfy(test)
     }

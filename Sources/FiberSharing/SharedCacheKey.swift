@@ -8,7 +8,11 @@ import Foundation
 /// (`"GET:/users"`); the scope keeps two servers or two users apart without
 /// writing a token anywhere. `Vary` is matched against the stored request
 /// header values (`CacheEntry.matches`).
-enum CacheKey {
+///
+/// Not `CacheInterceptor`'s key (method, whole URL and `Authorization`, hashed
+/// once): that one must be made with no allocation on every request, and
+/// nothing invalidates its entries by path prefix.
+enum SharedCacheKey {
     private static let unreserved = CharacterSet(charactersIn:
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     private static let pathAllowed = unreserved.union(CharacterSet(charactersIn: "/:@!$&'()*+,;=%"))
