@@ -166,9 +166,10 @@ extension SocketStream {
 
     /// `startWrite` under TLS: encrypts `buffers` into records, writes what the
     /// kernel takes and queues the rest.
-    func startTLSWrite<C: Collection<[UInt8]>>(_ buffers: C, through engine: TLSEngine) throws -> OnceContinuation<Void>? {
+    func startTLSWrite<C: Collection>(_ buffers: C, through engine: TLSEngine) throws -> OnceContinuation<Void>?
+        where C.Element: WritableBytes {
         do {
-            for buffer in buffers { try buffer.withUnsafeBytes { try engine.write($0) } }
+            for buffer in buffers { try buffer.withBytes { try engine.write($0) } }
         } catch let error as TLSError {
             throw TransportError.tls(error, operation: "write")
         }

@@ -305,7 +305,7 @@ public actor SocketStream: LoopIsolated {
     /// from the loop, so that a small request costs no hop to this actor.
     ///
     /// - Throws: as `write(_:)`.
-    func startWrite<C: Collection<[UInt8]>>(_ buffers: C) throws -> OnceContinuation<Void>? {
+    func startWrite<C: Collection>(_ buffers: C) throws -> OnceContinuation<Void>? where C.Element: WritableBytes {
         if let closeReason { throw closeReason.with(operation: "write") }
         if let tls { return try startTLSWrite(buffers, through: tls) }
         let total = buffers.reduce(0) { $0 + $1.count }

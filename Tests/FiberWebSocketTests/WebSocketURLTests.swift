@@ -117,7 +117,12 @@ struct WebSocketURLTests {
             return String(decoding: head, as: UTF8.self)
         }
         let url = "ws://[::1]:\(listener.port)/v6?q=1"
-        await #expect { _ = try await WebSocketClient.open(url) } throws: { ($0 as? WebSocketError)?.kind == .handshakeFailed }
+        // Generous: under the sanitizers, with every suite running, the shared loops can lag for seconds.
+        var configuration = WebSocketConfiguration()
+        configuration.connectTimeout = .seconds(60)
+        await #expect { _ = try await WebSocketClient.open(url, configuration: configuration) } throws: {
+            ($0 as? WebSocketError)?.kind == .handshakeFailed
+        }
         let head = try await received.value
         #expect(head.hasPrefix("GET /v6?q=1 HTTP/1.1\r\nHost: [::1]:\(listener.port)\r\nUpgrade: websocket\r\n"))
         await listener.close()

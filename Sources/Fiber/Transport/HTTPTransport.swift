@@ -23,8 +23,10 @@ public struct HTTPTransport: FiberTransport {
 
     /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.
     public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
-        let response = try await client.execute(try clientRequest(request), options: options(request), on: request.eventLoop)
-        return (Data(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
+        // Collected as `Data` by the connection: the body reaches the caller without a copy.
+        let (response, body) = try await client.executeCollectingData(try clientRequest(request), options: options(request),
+                                                                      on: request.eventLoop)
+        return (body, head(response.status, response.headers, request, response.redirectCount, response.url))
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
@@ -41,7 +43,7 @@ public struct HTTPTransport: FiberTransport {
 
     private func clientRequest(_ request: TransportRequest) throws -> HTTPClientRequest {
         guard let url = request.url else { throw FiberError.invalidURL("") }
-        let body = request.httpBodyStream ?? request.httpBody.map { HTTPRequestBody.bytes(Array($0)) }
+        let body = request.httpBodyStream ?? request.httpBody.map(HTTPRequestBody.data)
         return try HTTPClientRequest(url: url.absoluteString, method: request.httpMethod ?? "GET",
                                      headers: request.headers, body: body)
     }

@@ -32,7 +32,7 @@ actor HTTP1Connection: LoopIsolated {
     /// What the caller gets back: the head at once in streaming mode, head and body in collecting mode.
     struct Response: Sendable {
         var head: HTTP1Head
-        var body: [UInt8]
+        var body: CollectedBody
         var stream: HTTPResponseBody?
         var timing: RequestTiming
     }
@@ -40,8 +40,8 @@ actor HTTP1Connection: LoopIsolated {
     enum BodyMode {
         /// The body is collected into memory, at most `maxBytes` read from the
         /// wire; a body in a content coding the client reads is inflated as it
-        /// arrives, within `inflating`'s limits (nil: left as it came).
-        case collect(maxBytes: Int, inflating: Inflater.Limits?)
+        /// arrives, within `inflating`'s limits (nil: left as it came), in the `form` the caller hands on.
+        case collect(maxBytes: Int, inflating: Inflater.Limits?, form: CollectedBody.Form)
         case stream(lowWatermark: Int, highWatermark: Int)
     }
 
@@ -73,7 +73,7 @@ actor HTTP1Connection: LoopIsolated {
     /// - Throws: `HTTPClientError` if the connection is already closed.
     func begin(_ request: PreparedRequest, mode: BodyMode, bounds: ExchangeBounds,
                start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> HTTP1Exchange {
-        let collectLimit: Int? = if case .collect(let max, _) = mode { max } else { nil }
+        let collectLimit: Int? = if case .collect(let max, _, _) = mode { max } else { nil }
         let (id, timer) = try rules.begin(.init(isIdempotent: request.isIdempotent,
                                                 collectLimit: collectLimit, bounds: bounds))
         let exchange = HTTP1Exchange(id: id, request: request, mode: mode, start: start, timing: timing)
@@ -93,6 +93,9 @@ actor HTTP1Connection: LoopIsolated {
         switch request.body {
         case nil: sendNow(CollectionOfOne(request.head), request, in: exchange)
         case .bytes(let bytes)?: sendNow([request.head, bytes], request, in: exchange)
+        case .data(let data)?:
+            // Head and body in one vectored write, read in place: what the kernel does not take is copied then.
+            request.head.withUnsafeBytes { head in data.withUnsafeBytes { body in sendNow([head, body], request, in: exchange) } }
         case .stream?, .file?: break
         }
         return exchange
@@ -144,7 +147,8 @@ actor HTTP1Connection: LoopIsolated {
 
     /// Writes a request that is all in memory: what the kernel does not take
     /// at once is queued, and the exchange learns when it is out.
-    private func sendNow<C: Collection<[UInt8]>>(_ buffers: C, _ request: PreparedRequest, in exchange: HTTP1Exchange) {
+    private func sendNow<C: Collection>(_ buffers: C, _ request: PreparedRequest, in exchange: HTTP1Exchange)
+        where C.Element: WritableBytes {
         do {
             let pending = try stream.onLoop(buffers) { stream, buffers in try stream.startWrite(buffers) }
             rules.wroteRequestBytes(exchange.id)
@@ -176,7 +180,7 @@ actor HTTP1Connection: LoopIsolated {
                 whole = try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
             case .file(let file)?:
                 whole = try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
-            case nil, .bytes?:
+            case nil, .bytes?, .data?:
                 preconditionFailure("a body in memory is sent by sendNow")
             }
             sent(request, in: exchange, whole: whole)
@@ -189,7 +193,7 @@ actor HTTP1Connection: LoopIsolated {
     private func sent(_ request: PreparedRequest, in exchange: HTTP1Exchange, whole: Bool) {
         let now = MonotonicTime.now()
         if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = now.instant - exchange.start }
-        if case .bytes(let bytes)? = request.body { request.uploadProgress?(bytes.count, bytes.count) }
+        if let length = request.body?.lengthInMemory { request.uploadProgress?(length, length) }
         switch rules.requestSent(exchange.id, whole: whole, now: now) {
         case .none: break
         case .setReadTimer(let timer): setReadTimer(timer)
@@ -306,7 +310,7 @@ actor HTTP1Connection: LoopIsolated {
             if !head.hasNoBody {
                 exchange.expectedLength = head.contentLength
                 // A redirect's body is left as it came: the client inflates it only if it does not follow it.
-                if case .collect(_, let limits?) = exchange.mode, RedirectPolicy.location(of: head) == nil,
+                if case .collect(_, let limits?, _) = exchange.mode, RedirectPolicy.location(of: head) == nil,
                    let coding = Inflater.coding(of: head.headers) {
                     exchange.inflater = try Inflater(encoding: coding, limits: limits)
                 } else if case .collect = exchange.mode, let length = head.contentLength {
@@ -321,7 +325,7 @@ actor HTTP1Connection: LoopIsolated {
                     guard let self else { return }
                     try? loop.execute { self.assumeIsolated { $0.perform($0.rules.bodyAbandoned(id)) } }
                 }
-                exchange.response.resume(with: .success(Response(head: head, body: [], stream: HTTPResponseBody(buffer: buffer, lifetime: lifetime),
+                exchange.response.resume(with: .success(Response(head: head, body: .bytes([]), stream: HTTPResponseBody(buffer: buffer, lifetime: lifetime),
                                                                  timing: exchange.timing)))
             }
         case .body(let range):
@@ -334,7 +338,7 @@ actor HTTP1Connection: LoopIsolated {
             } else if let inflater = exchange.inflater {
                 try inflater.inflate(part, into: &exchange.body)
             } else {
-                exchange.body.append(contentsOf: part)
+                exchange.body.append(part)
             }
             exchange.request.downloadProgress?(received, exchange.expectedLength)
         case .end:
@@ -459,7 +463,7 @@ final class HTTP1Exchange: @unchecked Sendable {
     let response = OnceContinuation<HTTP1Connection.Response>()
     var timing: RequestTiming
     var head: HTTP1Head?
-    var body: [UInt8] = []
+    var body: CollectedBody
     var bodyBuffer: ResponseBodyBuffer?
     var expectedLength: Int?
     /// Inflates a collected body as it arrives.
@@ -472,5 +476,6 @@ final class HTTP1Exchange: @unchecked Sendable {
         self.mode = mode
         self.start = start
         self.timing = timing
+        self.body = if case .collect(_, _, let form) = mode { CollectedBody(form) } else { .bytes([]) }
     }
 }

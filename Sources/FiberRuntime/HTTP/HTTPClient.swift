@@ -1,3 +1,5 @@
+import Foundation
+
 /// An HTTP/1.1 client on the runtime: keep-alive pools per event loop and
 /// origin, redirects, transparent decompression, deadlines and timings.
 ///
@@ -62,7 +64,24 @@ public final class HTTPClient: Sendable {
             // The connection inflated a compressed body as it arrived.
             try await self.run(request, options: options, on: loop) { response, target, redirects, _ in
                 HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
-                                   body: response.body, timing: response.timing, target: target, redirectCount: redirects)
+                                   body: response.body.array, timing: response.timing, target: target, redirectCount: redirects)
+            }
+        }
+    }
+
+    /// `execute(_:options:on:)` with the body collected as `Data`, for a caller that hands
+    /// `Data` on: the response's `body` is empty and `data` holds the body, never copied.
+    ///
+    /// - Throws: as `execute(_:options:)`.
+    package func executeCollectingData(_ request: HTTPClientRequest, options: RequestOptions, on preferred: EventLoop?)
+        async throws -> (response: HTTPClientResponse, data: Data) {
+        try check(options)
+        let loop = self.loop(preferring: preferred)
+        return try await loop.withPreference {
+            try await self.run(request, options: options, on: loop, collectingAs: .data) { response, target, redirects, _ in
+                (HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
+                                    body: [], timing: response.timing, target: target, redirectCount: redirects),
+                 response.body.data)
             }
         }
     }
@@ -127,7 +146,7 @@ public final class HTTPClient: Sendable {
 
     private func run<R>(
         _ original: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, streaming: Bool = false,
-        finish: (HTTP1Connection.Response, HTTPTarget, Int, Inflater?) async throws -> R
+        collectingAs form: CollectedBody.Form = .bytes, finish: (HTTP1Connection.Response, HTTPTarget, Int, Inflater?) async throws -> R
     ) async throws -> R {
         let start = ContinuousClock.now
         var deadline = (options.timeout ?? configuration.requestTimeout).map { start + $0 }
@@ -139,7 +158,7 @@ public final class HTTPClient: Sendable {
         do {
             while true {
                 var response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
-                                                 streaming: streaming)
+                                                 streaming: streaming, form: form)
                 let location = RedirectPolicy.location(of: response.head)
                 if location != nil, visited.isEmpty { visited.insert("\(original.method) \(original.target)") }
                 if let next = try policy.next(after: response.head.status, location: location, request: request,
@@ -158,8 +177,8 @@ public final class HTTPClient: Sendable {
                     decoder = try Inflater(encoding: coding, limits: limits)
                 }
                 if !streaming, let inflater = decoder.take() {
-                    var inflated: [UInt8] = []
-                    try inflater.inflate(response.body, into: &inflated)
+                    var inflated = CollectedBody(form)
+                    try response.body.withUnsafeBytes { _ = try inflater.inflate($0, into: &inflated) }
                     try inflater.finish()
                     response.body = inflated
                 }
@@ -172,7 +191,7 @@ public final class HTTPClient: Sendable {
 
     private func attempt(
         _ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, start: ContinuousClock.Instant,
-        deadline: ContinuousClock.Instant?, streaming: Bool
+        deadline: ContinuousClock.Instant?, streaming: Bool, form: CollectedBody.Form
     ) async throws -> HTTP1Connection.Response {
         let prepared = try await prepare(request, options: options, on: loop)
         defer { if case .file(let file)? = prepared.body { Task { await file.close(on: loop) } } }
@@ -182,7 +201,7 @@ public final class HTTPClient: Sendable {
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
-                       inflating: decompressionLimits(request, options))
+                       inflating: decompressionLimits(request, options), form: form)
         let readIdle = options.readIdleTimeout ?? configuration.readIdleTimeout
         let head = Configuration.responseHeadBound(given: options.responseHeadTimeout ?? configuration.responseHeadTimeout,
                                                    readIdle: readIdle)
@@ -222,7 +241,7 @@ public final class HTTPClient: Sendable {
                     try connection.begin(e.0, mode: e.1, bounds: e.2, start: e.3, timing: e.4)
                 }
                 switch prepared.body {
-                case nil, .bytes?: return try await HTTP1Connection.response(to: exchange, on: connection)
+                case nil, .bytes?, .data?: return try await HTTP1Connection.response(to: exchange, on: connection)
                 case .stream?, .file?: return try await connection.upload(prepared, for: exchange)
                 }
             } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 {
@@ -238,6 +257,7 @@ public final class HTTPClient: Sendable {
         switch request.body?.source {
         case nil: break
         case .bytes(let bytes)?: body = .bytes(bytes); length = bytes.count
+        case .data(let data)?: body = .data(data); length = data.count
         case .stream(let n, let make)?: body = .stream(length: n, make); length = n
         case .file(let path)?:
             let file = try await LoopFile.open(path, on: loop)

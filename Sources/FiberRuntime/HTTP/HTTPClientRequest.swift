@@ -1,3 +1,5 @@
+import Foundation
+
 /// A request for `HTTPClient`: method, URL, headers and body.
 public struct HTTPClientRequest: Sendable {
     /// The method, such as `GET` or `POST`.
@@ -38,6 +40,7 @@ public struct HTTPClientRequest: Sendable {
 public struct HTTPRequestBody: Sendable {
     enum Source: Sendable {
         case bytes([UInt8])
+        case data(Data)
         case stream(length: Int?, @Sendable () -> AnyByteChunks)
         case file(path: String)
     }
@@ -46,6 +49,9 @@ public struct HTTPRequestBody: Sendable {
 
     /// A body from bytes in memory.
     public static func bytes(_ bytes: [UInt8]) -> HTTPRequestBody { HTTPRequestBody(source: .bytes(bytes)) }
+
+    /// A body from `Data` in memory, written as it is (never copied into an array first).
+    public static func data(_ data: Data) -> HTTPRequestBody { HTTPRequestBody(source: .data(data)) }
 
     /// A body from a string's UTF-8 bytes.
     public static func string(_ text: String) -> HTTPRequestBody { .bytes(Array(text.utf8)) }

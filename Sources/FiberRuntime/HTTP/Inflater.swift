@@ -51,6 +51,18 @@ final class Inflater {
     /// - Throws: `HTTPClientError` `.decompressionFailed` for corrupt data or a limit passed.
     @discardableResult
     func inflate(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], maxOutput: Int = .max) throws(HTTPClientError) -> Int {
+        try inflate(input, maxOutput: maxOutput) { output.append(contentsOf: $0) }
+    }
+
+    /// Inflates `input`, appending to `output`: as above, into a collected body.
+    @discardableResult
+    func inflate(_ input: UnsafeRawBufferPointer, into output: inout CollectedBody, maxOutput: Int = .max) throws(HTTPClientError) -> Int {
+        try inflate(input, maxOutput: maxOutput) { output.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Inflates `input`, handing each chunk of output to `emit` (valid during the call only).
+    private func inflate(_ input: UnsafeRawBufferPointer, maxOutput: Int,
+                         emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(HTTPClientError) -> Int {
         if finished {
             guard beginsGzipMember(input) else { return input.count }
             stream.reset()
@@ -89,7 +101,7 @@ final class Inflater {
             if produced > 1 << 20, produced / max(consumed, 1) > limits.maxRatio {
                 throw HTTPClientError(.decompressionFailed, "inflates more than \(limits.maxRatio) times its size")
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<step.written]))
+            emit(UnsafeBufferPointer(rebasing: scratch[..<step.written]))
             appended += step.written
             hasPendingOutput = step.written == room
             if step.ended {

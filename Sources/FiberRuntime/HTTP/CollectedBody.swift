@@ -1,0 +1,86 @@
+import Foundation
+
+/// A collected response body, gathered in the form its caller will hand on:
+/// an array for `HTTPClient.execute`, `Data` for a caller that returns
+/// Foundation's type, so that neither converts the other with a copy of the
+/// whole body. `Data` also keeps a small body inline (no allocation) and grows a
+/// large one in place where the allocator can.
+package enum CollectedBody: Sendable {
+    /// The forms a body can be collected in.
+    package enum Form: Sendable {
+        case bytes
+        case data
+    }
+
+    case bytes([UInt8])
+    case data(Data)
+
+    /// An empty body of `form`.
+    package init(_ form: Form) {
+        switch form {
+        case .bytes: self = .bytes([])
+        case .data: self = .data(Data())
+        }
+    }
+
+    /// The number of bytes collected.
+    package var count: Int {
+        switch self {
+        case .bytes(let bytes): bytes.count
+        case .data(let data): data.count
+        }
+    }
+
+    /// The body as an array (a copy only if it was collected as `Data`).
+    package var array: [UInt8] {
+        switch self {
+        case .bytes(let bytes): bytes
+        case .data(let data): [UInt8](data)
+        }
+    }
+
+    /// The body as `Data` (a copy only if it was collected as an array).
+    package var data: Data {
+        switch self {
+        case .bytes(let bytes): Data(bytes)
+        case .data(let data): data
+        }
+    }
+
+    /// Calls `body` with the bytes collected.
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        switch self {
+        case .bytes(let bytes): try bytes.withUnsafeBytes(body)
+        case .data(let data): try data.withUnsafeBytes(body)
+        }
+    }
+
+    /// Appends `part`. (The payload is taken out of `self` first, so that it is
+    /// uniquely referenced and grows in place rather than being copied.)
+    package mutating func append(_ part: UnsafeRawBufferPointer) {
+        switch self {
+        case .bytes(var bytes):
+            self = .bytes([])
+            bytes.append(contentsOf: part)
+            self = .bytes(bytes)
+        case .data(var data):
+            self = .bytes([])
+            if let base = part.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: part.count) }
+            self = .data(data)
+        }
+    }
+
+    /// Makes room for `count` bytes in all, once (a body of known length would otherwise be copied as it grows).
+    package mutating func reserveCapacity(_ count: Int) {
+        switch self {
+        case .bytes(var bytes):
+            self = .bytes([])
+            bytes.reserveCapacity(count)
+            self = .bytes(bytes)
+        case .data(var data):
+            self = .bytes([])
+            data.reserveCapacity(count)
+            self = .data(data)
+        }
+    }
+}

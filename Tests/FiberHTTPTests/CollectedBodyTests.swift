@@ -1,0 +1,59 @@
+@testable import FiberRuntime
+import FiberTesting
+import Foundation
+import Testing
+
+/// A collected body gathered as `Data` (what `Fiber` hands on, without a copy) holds the same
+/// bytes as one gathered as an array, in every framing and coding, and keeps the same limits.
+@Suite("Collected bodies", .timeLimit(.minutes(1)))
+struct CollectedBodyTests {
+    static let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+
+    @Test func bothFormsAppendAndReserveAlike() {
+        var bytes = CollectedBody(.bytes)
+        var data = CollectedBody(.data)
+        for part in [[UInt8](), [1, 2, 3], Array(Self.large[..<70_000]), [9]] {
+            bytes.reserveCapacity(bytes.count + part.count)
+            part.withUnsafeBytes { bytes.append($0); data.append($0) }
+        }
+        #expect(bytes.count == 70_004 && data.count == 70_004)
+        #expect(bytes.array == data.array && bytes.data == data.data)
+        guard case .data(let collected) = data else { Issue.record("the data form changed"); return }
+        #expect(collected == Data([1, 2, 3] + Self.large[..<70_000] + [9]))
+    }
+
+    @Test func dataFormMatchesArrayFormOverTheWire() async throws {
+        let gzip = compress(Self.large, windowBits: 31)
+        try await withClient { client, server in
+            server.route("/empty", respond: .bytes([]))
+            server.route("/small", respond: .text("hello, world!"))
+            server.route("/large", respond: .bytes(Self.large).dripping(bytes: 65_521, every: .milliseconds(1)))
+            server.route("/chunked", respond: .chunked([Array(Self.large[..<5_000]), Array(Self.large[5_000..<90_000])]))
+            server.route("/close", respond: .closeDelimited(Array(Self.large[..<30_000])))
+            server.route("/gzip", respond: .bytes(gzip, headers: ["Content-Encoding": "gzip"]).dripping(bytes: 4_093, every: .milliseconds(1)))
+            server.route("/moved", respond: TestResponse.bytes(gzip, status: 301, headers: ["Content-Encoding": "gzip"]))
+            var options = HTTPClient.RequestOptions()
+            options.redirects = .never
+            for path in ["/empty", "/small", "/large", "/chunked", "/close", "/gzip", "/moved"] {
+                let request = try HTTPClientRequest(url: server.url(path))
+                let array = try await client.execute(request, options: options)
+                let (head, data) = try await client.executeCollectingData(request, options: options, on: nil)
+                #expect(head.status == array.status && head.body.isEmpty, "\(path)")
+                #expect(data == Data(array.body), "\(path): \(data.count) bytes, \(array.body.count) as an array")
+            }
+            #expect(try await client.executeCollectingData(HTTPClientRequest(url: server.url("/gzip")), options: options, on: nil)
+                .data == Data(Self.large))
+        }
+    }
+
+    @Test func dataFormKeepsTheBodyLimit() async throws {
+        try await withClient { client, server in
+            server.route("/big", respond: .chunked([Array(Self.large[..<40_000]), Array(Self.large[40_000..<80_000])]))
+            var options = HTTPClient.RequestOptions()
+            options.maxResponseBodySize = 50_000
+            await expectHTTPError(.bodyTooLarge) {
+                _ = try await client.executeCollectingData(HTTPClientRequest(url: server.url("/big")), options: options, on: nil)
+            }
+        }
+    }
+}
