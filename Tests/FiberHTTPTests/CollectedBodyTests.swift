@@ -8,6 +8,7 @@ import Testing
 @Suite("Collected bodies", .timeLimit(.minutes(1)))
 struct CollectedBodyTests {
     static let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+    static let huge = (0..<(LargeBodyRegion.threshold * 2 + 7)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 17) }
 
     @Test func bothFormsAppendAndReserveAlike() {
         var bytes = CollectedBody(.bytes)
@@ -22,10 +23,54 @@ struct CollectedBodyTests {
         #expect(collected == Data([1, 2, 3] + Self.large[..<70_000] + [9]))
     }
 
+    /// A large declared length gets a region of its own, which becomes `Data` without a copy;
+    /// more bytes than declared go on in `Data`; the mapping is gone once nothing holds it.
+    @Test func aLargeDeclaredBodyGetsARegionOfItsOwn() throws {
+        let size = LargeBodyRegion.threshold + 12_345
+        let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 10) }
+        var body = CollectedBody(.data)
+        body.reserveCapacity(size)
+        guard case .region = body else { Issue.record("no region for \(size) bytes"); return }
+        for start in stride(from: 0, to: size, by: 65_536) {
+            content[start..<min(size, start + 65_536)].withUnsafeBytes { body.append($0) }
+        }
+        #expect(body.count == size && body.array == content)
+        let address = UInt(bitPattern: body.withUnsafeBytes { $0.baseAddress })
+        #expect(Self.isMapped(address))
+        do {
+            let data = body.data
+            #expect(data.count == size && data.elementsEqual(content) && body.data.count == size)
+            body = CollectedBody(.bytes)
+        }
+        #expect(!Self.isMapped(address), "the region's mapping outlived its Data")
+
+        var overflowing = CollectedBody(.data)
+        overflowing.reserveCapacity(LargeBodyRegion.threshold)
+        Array(content[..<LargeBodyRegion.threshold]).withUnsafeBytes { overflowing.append($0) }
+        [UInt8]([1, 2, 3]).withUnsafeBytes { overflowing.append($0) }
+        guard case .data(let grown) = overflowing else { Issue.record("an overflowing region stayed a region"); return }
+        #expect(grown == Data(content[..<LargeBodyRegion.threshold] + [1, 2, 3]))
+
+        var empty = CollectedBody(.data)
+        empty.reserveCapacity(LargeBodyRegion.threshold)
+        #expect(empty.data.isEmpty && empty.count == 0)
+    }
+
+    /// Whether `address` lies in one of this process's mappings.
+    static func isMapped(_ address: UInt) -> Bool {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return false }
+        return maps.split(separator: "\n").contains { line in
+            let range = line.prefix { $0 != " " }.split(separator: "-")
+            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else { return false }
+            return start <= address && address < end
+        }
+    }
+
     @Test func dataFormMatchesArrayFormOverTheWire() async throws {
         let gzip = compress(Self.large, windowBits: 31)
         try await withClient { client, server in
             server.route("/empty", respond: .bytes([]))
+            server.route("/huge", respond: .bytes(Self.huge))
             server.route("/small", respond: .text("hello, world!"))
             server.route("/large", respond: .bytes(Self.large).dripping(bytes: 65_521, every: .milliseconds(1)))
             server.route("/chunked", respond: .chunked([Array(Self.large[..<5_000]), Array(Self.large[5_000..<90_000])]))
@@ -34,7 +79,7 @@ struct CollectedBodyTests {
             server.route("/moved", respond: TestResponse.bytes(gzip, status: 301, headers: ["Content-Encoding": "gzip"]))
             var options = HTTPClient.RequestOptions()
             options.redirects = .never
-            for path in ["/empty", "/small", "/large", "/chunked", "/close", "/gzip", "/moved"] {
+            for path in ["/empty", "/small", "/large", "/huge", "/chunked", "/close", "/gzip", "/moved"] {
                 let request = try HTTPClientRequest(url: server.url(path))
                 let array = try await client.execute(request, options: options)
                 let (head, data) = try await client.executeCollectingData(request, options: options, on: nil)

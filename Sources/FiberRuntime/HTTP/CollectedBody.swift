@@ -3,8 +3,8 @@ import Foundation
 /// A collected response body, gathered in the form its caller will hand on:
 /// an array for `HTTPClient.execute`, `Data` for a caller that returns
 /// Foundation's type, so that neither converts the other with a copy of the
-/// whole body. `Data` also keeps a small body inline (no allocation) and grows a
-/// large one in place where the allocator can.
+/// whole body. `Data` also keeps a small body inline (no allocation), and a large
+/// one of declared length gets memory of its own in huge pages (`LargeBodyRegion`).
 package enum CollectedBody: Sendable {
     /// The forms a body can be collected in.
     package enum Form: Sendable {
@@ -14,6 +14,8 @@ package enum CollectedBody: Sendable {
 
     case bytes([UInt8])
     case data(Data)
+    /// A large body of declared length collected for `Data`, in a region of its own (see `LargeBodyRegion`).
+    case region(LargeBodyRegion)
 
     /// An empty body of `form`.
     package init(_ form: Form) {
@@ -28,6 +30,7 @@ package enum CollectedBody: Sendable {
         switch self {
         case .bytes(let bytes): bytes.count
         case .data(let data): data.count
+        case .region(let region): region.count
         }
     }
 
@@ -36,6 +39,7 @@ package enum CollectedBody: Sendable {
         switch self {
         case .bytes(let bytes): bytes
         case .data(let data): [UInt8](data)
+        case .region(let region): [UInt8](region.bytes)
         }
     }
 
@@ -44,6 +48,7 @@ package enum CollectedBody: Sendable {
         switch self {
         case .bytes(let bytes): Data(bytes)
         case .data(let data): data
+        case .region(let region): region.handOver()
         }
     }
 
@@ -52,6 +57,7 @@ package enum CollectedBody: Sendable {
         switch self {
         case .bytes(let bytes): try bytes.withUnsafeBytes(body)
         case .data(let data): try data.withUnsafeBytes(body)
+        case .region(let region): try body(region.bytes)
         }
     }
 
@@ -67,6 +73,12 @@ package enum CollectedBody: Sendable {
             self = .bytes([])
             if let base = part.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: part.count) }
             self = .data(data)
+        case .region(let region):
+            // More than was declared (the framing never allows it): on in `Data`, with one copy.
+            guard !region.append(part) else { return }
+            var data = Data(region.bytes)
+            if let base = part.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: part.count) }
+            self = .data(data)
         }
     }
 
@@ -78,9 +90,15 @@ package enum CollectedBody: Sendable {
             bytes.reserveCapacity(count)
             self = .bytes(bytes)
         case .data(var data):
+            if data.isEmpty, count >= LargeBodyRegion.threshold, let region = LargeBodyRegion(capacity: count) {
+                self = .region(region)
+                return
+            }
             self = .bytes([])
             data.reserveCapacity(count)
             self = .data(data)
+        case .region:
+            break
         }
     }
 }
