@@ -22,12 +22,14 @@ struct TransportPathTests {
     }
 
     @Test func aDeadlineReachesTheSocketsTimer() async throws {
-        try await withLiveServer { server, transport in
+        // The client's own timers are far off: only the request's deadline can end it in time.
+        try await withLiveServer(configure: { $0.readIdleTimeout = .seconds(120) }) { server, transport in
             server.route("/silent", respond: .fault(.silent))
             let fiber = Fiber(server.baseURL) { $0.transport = transport }
             let start = ContinuousClock.now
             await #expect(throws: FiberError.self) { try await fiber.send(FiberRequest(url: server.url("/silent")).timeout(0.3)) }
-            #expect(ContinuousClock.now - start < .seconds(5))
+            // Wide: a loaded machine under a sanitizer lags by seconds.
+            #expect(ContinuousClock.now - start < .seconds(30))
         }
     }
 
