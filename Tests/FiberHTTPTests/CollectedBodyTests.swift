@@ -1,14 +1,15 @@
 @testable import FiberRuntime
 import FiberTesting
 import Foundation
+import Glibc
 import Testing
 
 /// A collected body gathered as `Data` (what `Fiber` hands on, without a copy) holds the same
 /// bytes as one gathered as an array, in every framing and coding, and keeps the same limits.
 @Suite("Collected bodies", .timeLimit(.minutes(1)))
 struct CollectedBodyTests {
-    static let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
-    static let huge = (0..<(LargeBodyRegion.threshold * 2 + 7)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 17) }
+    static let large = patternedBytes(1 << 20, seed: 1)
+    static let huge = patternedBytes(LargeBodyRegion.threshold * 2 + 7, seed: 2)
 
     @Test func bothFormsAppendAndReserveAlike() {
         var bytes = CollectedBody(.bytes)
@@ -27,19 +28,19 @@ struct CollectedBodyTests {
     /// more bytes than declared go on in `Data`; the mapping is gone once nothing holds it.
     @Test func aLargeDeclaredBodyGetsARegionOfItsOwn() throws {
         let size = LargeBodyRegion.threshold + 12_345
-        let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 10) }
+        let content = patternedBytes(size, seed: 3)
         var body = CollectedBody(.data)
         body.reserveCapacity(size)
         guard case .region = body else { Issue.record("no region for \(size) bytes"); return }
         for start in stride(from: 0, to: size, by: 65_536) {
             content[start..<min(size, start + 65_536)].withUnsafeBytes { body.append($0) }
         }
-        #expect(body.count == size && body.array == content)
+        #expect(body.count == size && Data(body.array) == Data(content))
         let address = UInt(bitPattern: body.withUnsafeBytes { $0.baseAddress })
         #expect(Self.isMapped(address))
         do {
             let data = body.data
-            #expect(data.count == size && data.elementsEqual(content) && body.data.count == size)
+            #expect(data.count == size && data == Data(content) && body.data.count == size)
             body = CollectedBody(.bytes)
         }
         #expect(!Self.isMapped(address), "the region's mapping outlived its Data")
@@ -49,21 +50,17 @@ struct CollectedBodyTests {
         Array(content[..<LargeBodyRegion.threshold]).withUnsafeBytes { overflowing.append($0) }
         [UInt8]([1, 2, 3]).withUnsafeBytes { overflowing.append($0) }
         guard case .data(let grown) = overflowing else { Issue.record("an overflowing region stayed a region"); return }
-        #expect(grown == Data(content[..<LargeBodyRegion.threshold] + [1, 2, 3]))
+        #expect(grown == Data(content[..<LargeBodyRegion.threshold]) + Data([1, 2, 3]))
 
         var empty = CollectedBody(.data)
         empty.reserveCapacity(LargeBodyRegion.threshold)
         #expect(empty.data.isEmpty && empty.count == 0)
     }
 
-    /// Whether `address` lies in one of this process's mappings.
+    /// Whether the page holding `address` is mapped (`msync` fails with `ENOMEM` on an unmapped one).
     static func isMapped(_ address: UInt) -> Bool {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return false }
-        return maps.split(separator: "\n").contains { line in
-            let range = line.prefix { $0 != " " }.split(separator: "-")
-            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else { return false }
-            return start <= address && address < end
-        }
+        let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
+        return msync(UnsafeMutableRawPointer(bitPattern: address / page * page), Int(page), MS_ASYNC) == 0
     }
 
     @Test func dataFormMatchesArrayFormOverTheWire() async throws {

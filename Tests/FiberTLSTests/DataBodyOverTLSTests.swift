@@ -8,7 +8,7 @@ import Testing
 @Suite("Data bodies over TLS", .timeLimit(.minutes(1)))
 struct DataBodyOverTLSTests {
     @Test func dataBodiesCrossTLSWhole() async throws {
-        let body = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ $0 >> 13) })
+        let body = Data(patternedBytes(3 << 20, seed: 5))
         try await withTLSServer { client, server, _ in
             server.route("POST", "/echo") { request in .bytes(request.body) }
             let request = try HTTPClientRequest(url: server.url("/echo"), method: "POST", body: .data(body))
