@@ -34,7 +34,7 @@ struct BackpressuredBufferTests {
     /// consumer is back at the low one; never again after the end. (Seeded, so a failure repeats.)
     @Test(arguments: [1, 2, 3, 42, 1234])
     func theWatermarkRuleFollowsItsDefinition(seed: UInt64) {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let low = Int(random.next() % 50), high = low + 1 + Int(random.next() % 100)
         var rule = ReadBackpressure(lowWatermark: low, highWatermark: high)
         var buffered = 0, reading = true, finished = false
@@ -254,18 +254,5 @@ struct BackpressuredBufferTests {
         let ended = Task { await b.waitForDemand() }
         b.finish()
         await ended.value
-    }
-}
-
-/// A small seeded generator, so that a failing run repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
