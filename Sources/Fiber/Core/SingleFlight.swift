@@ -2,8 +2,8 @@ import FiberRuntime
 
 /// One flight per key: the first caller for a key starts `work` in a task of
 /// its own, and callers that arrive while it runs join it and get its result.
-/// The one mechanism behind request deduplication, the auth refresh and the
-/// shared cache's coalescing.
+/// The one mechanism behind request deduplication, the auth refresh, the cache
+/// interceptor's background refresh of stale entries and the shared cache's coalescing.
 ///
 /// The work runs unstructured, so cancelling the caller that started it does
 /// not fail the others (a cancelled caller still gets the shared result). A

@@ -29,6 +29,8 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// `"cache"`.
     public let name = "cache"
     private let store: CacheStore
+    /// The background refreshes of stale entries, one per key at a time.
+    private let refreshes = SingleFlight<CacheDigest, Void>()
     private let cacheableMethods: SmallSet<HTTPMethod>
 
     /// - Parameters:
@@ -63,7 +65,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
         case .fresh(let entry, let age):
             return entry.answer(to: request, age: age)
         case .stale(let entry, let age):
-            if store.beginRefresh(key) { startRefresh(key, request: request, validating: entry, next: next) }
+            startRefresh(key, request: request, validating: entry, next: next)
             return entry.answer(to: request, age: age)
         case .expired(let entry):
             return try await fetch(key, request: request, validating: entry, requestTime: store.date(at: instant), next: next)
@@ -98,18 +100,17 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
         return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry) ?? response
     }
 
-    /// Starts the background refresh. A function of its own: a `Task`'s arguments are sized
-    /// at run time, and inlined into `run` they cost a task allocation on every request.
+    /// Starts the background refresh of `key` unless one runs. A function of its own: a task's
+    /// arguments are sized at run time, and inlined into `run` they cost a task allocation on every request.
     @inline(never)
     private func startRefresh(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry, next: InlineNext) {
-        Task { await refresh(key, request: request, validating: entry, next: next) }
+        refreshes.startIfIdle(key.digest) { await self.refresh(key, request: request, validating: entry, next: next) }
     }
 
     /// The background half of stale-while-revalidate; failures leave the stale entry to expire.
     nonisolated(nonsending) private func refresh(_ key: CacheKey, request: FiberRequest, validating entry: CachedEntry,
                                                  next: InlineNext) async {
         _ = try? await fetch(key, request: request, validating: entry, requestTime: store.now(), next: next)
-        store.endRefresh(key)
     }
 }
 
@@ -232,7 +233,6 @@ final class CacheStore: Sendable {
 
     private struct State {
         var cache = LRUMap<CacheDigest, CachedEntry>()
-        var refreshing: Set<CacheDigest> = []
         let maxEntries: Int
 
         /// Stores `entry` as just used; past `maxEntries` the least recently used goes.
@@ -317,11 +317,6 @@ final class CacheStore: Sendable {
         state.withLock { $0.store(entry, for: digest) }
         return nil
     }
-
-    /// True when no background refresh of `key` runs yet (and marks one as running).
-    func beginRefresh(_ key: CacheKey) -> Bool { state.withLock { $0.refreshing.insert(key.digest).inserted } }
-
-    func endRefresh(_ key: CacheKey) { state.withLock { _ = $0.refreshing.remove(key.digest) } }
 
     func clear() { state.withLock { $0.cache.removeAll() } }
 

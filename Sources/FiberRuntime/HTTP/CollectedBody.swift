@@ -76,9 +76,8 @@ package enum CollectedBody: Sendable {
         case .region(let region):
             // More than was declared (the framing never allows it): on in `Data`, with one copy.
             guard !region.append(part) else { return }
-            var data = Data(region.bytes)
-            if let base = part.baseAddress { data.append(base.assumingMemoryBound(to: UInt8.self), count: part.count) }
-            self = .data(data)
+            self = .data(Data(region.bytes))
+            append(part)
         }
     }
 

@@ -25,8 +25,7 @@ package final class LargeBodyRegion: @unchecked Sendable {
     package let capacity: Int
     /// The bytes written so far.
     package private(set) var count = 0
-    /// True once `Data` owns the mapping.
-    private var handedOver = false
+    /// The `Data` that owns the mapping once it is handed over.
     private var handed: Data?
 
     /// A region for `capacity` bytes, or nil when the system will not map one (the caller then uses `Data`).
@@ -47,16 +46,16 @@ package final class LargeBodyRegion: @unchecked Sendable {
     }
 
     deinit {
-        if !handedOver { munmap(mapping, mappingSize) }
+        if handed == nil { munmap(mapping, mappingSize) }
     }
 
-    /// The bytes written so far, valid while the region lives and has not been handed over.
+    /// The bytes written so far, valid while the region lives (it keeps the `Data` it handed over).
     package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// Appends `part`; returns false, writing nothing, when it does not fit.
     package func append(_ part: UnsafeRawBufferPointer) -> Bool {
         guard let source = part.baseAddress, !part.isEmpty else { return true }
-        guard !handedOver, part.count <= capacity - count else { return false }
+        guard handed == nil, part.count <= capacity - count else { return false }
         (base + count).copyMemory(from: source, byteCount: part.count)
         count += part.count
         return true
@@ -68,7 +67,6 @@ package final class LargeBodyRegion: @unchecked Sendable {
         if let handed { return handed }
         // An empty body leaves the mapping to `deinit`: `Data` of no bytes need not keep or free it.
         guard count > 0 else { return Data() }
-        handedOver = true
         let (mapping, size) = (UInt(bitPattern: self.mapping), mappingSize)
         let data = Data(bytesNoCopy: base, count: count, deallocator: .custom { _, _ in
             _ = munmap(UnsafeMutableRawPointer(bitPattern: mapping), size)
