@@ -88,6 +88,27 @@ struct CollectedBodyTests {
         }
     }
 
+    /// A large declared body cut short, by a FIN or a reset, fails in the `Data` form as in the
+    /// array form (its region is dropped with the exchange), and the client goes on.
+    @Test func aLargeDeclaredBodyCutShortFails() async throws {
+        try await withClient { client, server in
+            server.route("/cut", respond: TestResponse.bytes(Self.huge).closingMidBody(after: 1 << 20))
+            server.route("/reset", respond: TestResponse.bytes(Self.huge).resettingMidBody(after: 1 << 20))
+            server.route("/small", respond: .text("hello, world!"))
+            await expectHTTPError(.connectionClosed) {
+                _ = try await client.executeCollectingData(HTTPClientRequest(url: server.url("/cut")), options: .init(), on: nil)
+            }
+            do {
+                _ = try await client.executeCollectingData(HTTPClientRequest(url: server.url("/reset")), options: .init(), on: nil)
+                Issue.record("a reset must fail the request")
+            } catch let error as HTTPClientError {
+                #expect(error.kind == .transport || error.kind == .connectionClosed, "\(error)")
+            }
+            let after = try await client.executeCollectingData(HTTPClientRequest(url: server.url("/small")), options: .init(), on: nil)
+            #expect(after.data == Data("hello, world!".utf8))
+        }
+    }
+
     @Test func dataFormKeepsTheBodyLimit() async throws {
         try await withClient { client, server in
             server.route("/big", respond: .chunked([Array(Self.large[..<40_000]), Array(Self.large[40_000..<80_000])]))
