@@ -20,6 +20,10 @@ public final class Fiber: Sendable {
     let transport: any FiberTransport
     private let pipeline: InlineNext
     private let streamingPipeline: InlineNext
+    /// Whether a request binds its trace ID to `TraceContext` for the code it runs (see `init`).
+    private let bindsTaskTrace: Bool
+    /// Whether requests run in a span (see `isTraced(_:)`).
+    private let isTraced: Bool
 
     /// A client for `baseURL`, configured by `configure`.
     public init(_ baseURL: String, configure: (inout Configuration) -> Void = { _ in }) {
@@ -29,6 +33,10 @@ public final class Fiber: Sendable {
         self.configuration = configuration
         let transport = configuration.transport ?? HTTPTransport.shared
         self.transport = transport
+        // Interceptors, a logger and a transport of the user's may read `TraceContext`
+        // while a request runs; the built-in transport alone reads nothing from the task.
+        bindsTaskTrace = !configuration.interceptors.isEmpty || configuration.logger != nil || !(transport is HTTPTransport)
+        isTraced = Self.isTraced(configuration)
         let last = TransportStep(transport: transport, configuration: configuration)
         pipeline = InlineNext.chain(configuration.interceptors) { try await last.send($0) }
         streamingPipeline = InlineNext.chain(configuration.interceptors) { try await last.stream($0) }
@@ -76,24 +84,36 @@ public final class Fiber: Sendable {
         if let seconds = request.timeout ?? configuration.timeout {
             request.deadlineReading = MonotonicTime.now() + .seconds(clamping: seconds)
         }
-        let traceID = TraceContext.traceID.isEmpty ? configuration.defaults.traceIDGenerator() : TraceContext.traceID
+        let inherited = TraceContext.traceID
+        request.traceID = inherited.isEmpty ? configuration.defaults.traceIDGenerator() : inherited
         // The executor is chosen here, once: the transport is told which loop it is.
         let executor = transport.executorPreference()
         let loop = executor as? EventLoop
         request.eventLoop = loop
         let prepared = request
-        return try await TraceContext.$traceID.withValue(traceID) {
-            try await self.traced(prepared) {
-                // On the transport's loop, isolated to it (`LoopIsolation`), so the
-                // chain's steps run there without a hop; a task that already
-                // prefers the loop adds no second preference.
-                if let loop {
-                    return try await loop.withPreference { try await self.run(on: loop.isolation, prepared, through: pipeline) }
-                }
-                guard let executor else { return try await self.run(prepared, through: pipeline) }
-                return try await withTaskExecutorPreference(executor) { try await self.run(prepared, through: pipeline) }
-            }
+        guard bindsTaskTrace, prepared.traceID != inherited else { return try await traced(prepared, on: loop, executor, pipeline) }
+        return try await TraceContext.$traceID.withValue(prepared.traceID) {
+            try await self.traced(prepared, on: loop, executor, pipeline)
         }
+    }
+
+    /// Runs the pipeline inside the request's span when one is recorded, else as it is.
+    private func traced(_ request: FiberRequest, on loop: EventLoop?, _ executor: (any TaskExecutor)?,
+                        _ pipeline: InlineNext) async throws -> FiberResponse {
+        guard isTraced else { return try await run(request, on: loop, executor, pipeline) }
+        return try await traced(request) { try await self.run(request, on: loop, executor, pipeline) }
+    }
+
+    private func run(_ request: FiberRequest, on loop: EventLoop?, _ executor: (any TaskExecutor)?,
+                     _ pipeline: InlineNext) async throws -> FiberResponse {
+        // On the transport's loop, isolated to it (`LoopIsolation`), so the
+        // chain's steps run there without a hop; a task that already
+        // prefers the loop adds no second preference.
+        if let loop {
+            return try await loop.withPreference { try await self.run(on: loop.isolation, request, through: pipeline) }
+        }
+        guard let executor else { return try await self.run(request, through: pipeline) }
+        return try await withTaskExecutorPreference(executor) { try await self.run(request, through: pipeline) }
     }
 
     private func run(on isolation: isolated LoopIsolation, _ request: FiberRequest, through pipeline: InlineNext)
@@ -104,23 +124,23 @@ public final class Fiber: Sendable {
     nonisolated(nonsending) private func run(_ request: FiberRequest, through pipeline: InlineNext) async throws
         -> FiberResponse {
         let logger = configuration.logger
-        logger?.log(.debug, "→ \(request.httpMethod) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
+        logger?.log(.debug, "→ \(request.httpMethod) \(request.location.text)", metadata: ["trace": request.traceID])
         var response: FiberResponse
         do {
             response = try await pipeline(request)
         } catch {
-            logger?.log(.error, "✗ \(request.httpMethod) \(request.url.absoluteString): \(error)",
-                        metadata: ["trace": TraceContext.traceID])
+            logger?.log(.error, "✗ \(request.httpMethod) \(request.location.text): \(error)",
+                        metadata: ["trace": request.traceID])
             throw FiberError.surfacing(error)
         }
         response.decoder = configuration.decoder
         response.statusRule = configuration.validateStatus
         if let rule = configuration.validateStatus, !rule(response.statusCode) {
-            logger?.log(.error, "✗ \(response.statusCode) \(request.url.absoluteString): status rejected",
-                        metadata: ["trace": TraceContext.traceID])
+            logger?.log(.error, "✗ \(response.statusCode) \(request.location.text): status rejected",
+                        metadata: ["trace": request.traceID])
             throw FiberError.httpError(statusCode: response.statusCode, data: response.data, response: response)
         }
-        logger?.log(.debug, "← \(response.statusCode) \(request.url.absoluteString)", metadata: ["trace": TraceContext.traceID])
+        logger?.log(.debug, "← \(response.statusCode) \(request.location.text)", metadata: ["trace": request.traceID])
         return response
     }
 }

@@ -10,7 +10,7 @@ extension FiberError: LocalizedError {
         switch self {
         case .httpError(let status, _, let response):
             let phrase = HTTPStatusText.phrase(for: status)
-            return "the server answered \(status)\(phrase.isEmpty ? "" : " \(phrase)") to \(response.request.httpMethod) \(response.request.url.absoluteString)"
+            return "the server answered \(status)\(phrase.isEmpty ? "" : " \(phrase)") to \(response.request.httpMethod) \(response.request.location.text)"
         case .decodingError(let error, let data):
             return "the response body (\(data.count) bytes) did not decode: \(Self.sentence(of: error))"
         case .networkError(let error):

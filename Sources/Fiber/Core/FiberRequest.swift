@@ -15,7 +15,12 @@ import Foundation
 /// ```
 public struct FiberRequest: Sendable {
     /// The URL, query included.
-    public internal(set) var url: URL
+    public internal(set) var url: URL {
+        get { location.url }
+        set { location = RequestURL(newValue) }
+    }
+    /// `url` as parsed once (its text and target read without making a Foundation `URL`).
+    var location: RequestURL
     /// The method (`GET` unless set).
     public internal(set) var httpMethod: HTTPMethod
     /// The header fields (ordered, case-insensitive names).
@@ -42,34 +47,38 @@ public struct FiberRequest: Sendable {
     /// prefers one; passed to the transport so that it does not choose again.
     var eventLoop: EventLoop?
 
+    /// The trace the request belongs to, set by `Fiber.send` (the caller's
+    /// `TraceContext.traceID`, or a new one): what the transport step and the
+    /// response read, so that the task-local need not be bound for them.
+    var traceID = ""
+
     /// A failure found while building (bad URL, body that did not encode), thrown by `send`.
     var buildError: FiberError?
 
     /// A `GET` request to `url`. A string that is not an absolute URL makes
     /// `Fiber.send` throw `FiberError.invalidURL` with it.
     public init(url: String) {
-        if let parsed = URL(string: url), Self.isAbsolute(parsed) {
-            self.init(url: parsed)
+        if let location = RequestURL(parsing: url) {
+            self.init(location: location)
         } else {
-            self.init(url: URL(string: "invalid:") ?? URL(fileURLWithPath: "/"))
+            self.init(location: RequestURL(URL(string: "invalid:") ?? URL(fileURLWithPath: "/")))
             buildError = .invalidURL(url)
         }
     }
 
     /// A request to `url`.
     public init(url: URL, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil) {
-        self.url = url
+        self.init(location: RequestURL(url), method: method, headers: headers, body: body)
+        if !RequestURL.isAbsolute(url) { buildError = .invalidURL(url.absoluteString) }
+    }
+
+    private init(location: RequestURL, method: HTTPMethod = .get, headers: HTTPHeaders = [:], body: Data? = nil) {
+        self.location = location
         self.httpMethod = method
         self.headers = headers
         self.body = body
         self.timeout = nil
         self.metadata = [:]
-        if !Self.isAbsolute(url) { buildError = .invalidURL(url.absoluteString) }
-    }
-
-    static func isAbsolute(_ url: URL) -> Bool {
-        guard let scheme = url.scheme, !scheme.isEmpty, let host = url.host, !host.isEmpty else { return false }
-        return true
     }
 
     /// The remaining time before `deadline`, if there is one (zero once past).
@@ -114,18 +123,39 @@ extension FiberRequest {
 
     /// The same request with `items` appended to the query, in order (percent-encoded).
     public func query(_ items: [URLQueryItem]) -> FiberRequest {
-        guard !items.isEmpty, buildError == nil,
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return self }
-        var query = components.percentEncodedQuery ?? ""
-        for item in items {
-            if !query.isEmpty { query += "&" }
-            query += QueryEncoding.encode(item.name)
-            if let value = item.value { query += "=" + QueryEncoding.encode(value) }
-        }
-        components.percentEncodedQuery = query
+        guard !items.isEmpty, buildError == nil else { return self }
         var copy = self
+        // A plain URL has no fragment: its query is the text after `?`, extended in place.
+        if location.target != nil {
+            var text = location.text
+            if let mark = text.firstIndex(of: "?") {
+                Self.append(items, to: &text, separated: text.index(after: mark) != text.endIndex)
+            } else {
+                text += "?"
+                Self.append(items, to: &text, separated: false)
+            }
+            if let extended = RequestURL(parsing: text) {
+                copy.location = extended
+                return copy
+            }
+        }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return self }
+        var query = components.percentEncodedQuery ?? ""
+        Self.append(items, to: &query, separated: !query.isEmpty)
+        components.percentEncodedQuery = query
         if let url = components.url { copy.url = url }
         return copy
+    }
+
+    /// Appends `items` percent-encoded to a query, after an `&` when it has fields already.
+    private static func append(_ items: [URLQueryItem], to query: inout String, separated: Bool) {
+        var separated = separated
+        for item in items {
+            if separated { query += "&" }
+            query += QueryEncoding.encode(item.name)
+            if let value = item.value { query += "=" + QueryEncoding.encode(value) }
+            separated = true
+        }
     }
 
     /// The same request with `value` encoded as its JSON body and `Content-Type`
@@ -193,5 +223,13 @@ enum QueryEncoding {
 
     static func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}
+
+extension FiberRequest: CustomReflectable {
+    /// What a printed request shows: the parts a caller sets, the URL as its text.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["url": location.text, "httpMethod": httpMethod, "headers": headers, "body": body as Any,
+                                "timeout": timeout as Any, "metadata": metadata], displayStyle: .struct)
     }
 }

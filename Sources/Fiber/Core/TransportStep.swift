@@ -37,30 +37,31 @@ struct TransportStep: Sendable {
         if let error = request.buildError { throw error }
         if let deadline = request.deadlineReading, deadline <= MonotonicTime.now() { throw .timeout }
         var request = request
-        if configuration.propagatesTraceContext { addTraceHeaders(to: &request.headers) }
-        var outgoing = TransportRequest(url: request.url, httpMethod: request.httpMethod.rawValue, headers: request.headers,
-                                        httpBody: request.body)
-        outgoing.deadlineReading = request.deadlineReading
-        outgoing.eventLoop = request.eventLoop
+        // A request an interceptor made anew carries no trace ID: the task's is bound then.
+        if request.traceID.isEmpty { request.traceID = TraceContext.traceID }
+        if configuration.propagatesTraceContext { addTraceHeaders(to: &request.headers, traceID: request.traceID) }
+        let outgoing = TransportRequest(location: request.location, httpMethod: request.httpMethod.rawValue,
+                                        headers: request.headers, httpBody: request.body,
+                                        deadlineReading: request.deadlineReading, eventLoop: request.eventLoop)
         return (request, outgoing)
     }
 
     /// Lets the installed swift-distributed-tracing instrument inject its
     /// headers, then adds Fiber's own `traceparent` if none is there yet.
     /// (In place: the request's one copy in `prepare` is the only one.)
-    private func addTraceHeaders(to headers: inout HTTPHeaders) {
+    private func addTraceHeaders(to headers: inout HTTPHeaders, traceID: String) {
         if let context = ServiceContext.current {
             InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
         }
         if !headers.contains(name: TraceParent.headerName) {
-            headers.add(name: TraceParent.headerName, value: TraceParent.valueWithNewSpan(traceID: TraceContext.traceID))
+            headers.add(name: TraceParent.headerName, value: TraceParent.valueWithNewSpan(traceID: traceID))
         }
     }
 
     private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: MonotonicTime)
         -> FiberResponse {
         var response = FiberResponse(data: data, statusCode: head.statusCode, headers: head.headers, request: request,
-                                     duration: (MonotonicTime.now() - start).seconds, traceID: TraceContext.traceID)
+                                     duration: (MonotonicTime.now() - start).seconds, traceID: request.traceID)
         response.decoder = configuration.decoder
         response.statusRule = configuration.validateStatus
         return response

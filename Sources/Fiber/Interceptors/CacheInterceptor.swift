@@ -85,7 +85,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     public var count: Int { get async { store.count } }
 
     static func key(for request: FiberRequest) -> CacheKey {
-        CacheKey(method: request.httpMethod, url: request.url.absoluteString,
+        CacheKey(method: request.httpMethod, url: request.location.text,
                  authorization: request.headers.first(name: "Authorization"))
     }
 

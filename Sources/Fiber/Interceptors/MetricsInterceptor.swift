@@ -54,7 +54,7 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
             return nil
         }
         return RequestMetrics(
-            traceID: TraceContext.traceID, method: request.httpMethod.rawValue, url: request.url.absoluteString,
+            traceID: TraceContext.traceID, method: request.httpMethod.rawValue, url: request.location.text,
             statusCode: status, requestSize: requestSize, responseSize: responseSize, durationMs: durationMs,
             timestamp: timestamp ?? Date(), success: success)
     }

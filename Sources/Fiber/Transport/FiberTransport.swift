@@ -44,7 +44,12 @@ extension FiberTransport {
 /// `value(forHTTPHeaderField:)`), without FoundationNetworking.
 public struct TransportRequest: Sendable {
     /// Where the request goes.
-    public var url: URL?
+    public var url: URL? {
+        get { location?.url }
+        set { location = newValue.map(RequestURL.init) }
+    }
+    /// `url` as the request parsed it once: the HTTP transport reads its target from here.
+    var location: RequestURL?
     /// The method, such as `GET`.
     public var httpMethod: String?
     /// The header fields.
@@ -74,11 +79,22 @@ public struct TransportRequest: Sendable {
     /// A request from its parts.
     public init(url: URL?, httpMethod: String? = "GET", headers: HTTPHeaders = [:], httpBody: Data? = nil,
                 timeoutInterval: TimeInterval? = nil) {
-        self.url = url
+        self.location = url.map(RequestURL.init)
         self.httpMethod = httpMethod
         self.headers = headers
         self.httpBody = httpBody
         self.timeoutInterval = timeoutInterval
+    }
+
+    /// A request to `location` (a request's URL as it parsed it), with its deadline and loop.
+    init(location: RequestURL, httpMethod: String, headers: HTTPHeaders, httpBody: Data?, deadlineReading: MonotonicTime?,
+         eventLoop: EventLoop?) {
+        self.location = location
+        self.httpMethod = httpMethod
+        self.headers = headers
+        self.httpBody = httpBody
+        self.deadlineReading = deadlineReading
+        self.eventLoop = eventLoop
     }
 
     /// The first value of the header `field`, in any case.
@@ -97,13 +113,25 @@ public struct TransportResponse: Sendable {
     /// The header fields as received.
     public var headers: HTTPHeaders
     /// The URL that answered (after redirects), if known.
-    public var url: URL?
+    public var url: URL? {
+        get { location?.url }
+        set { location = newValue.map(RequestURL.init) }
+    }
+    /// `url` as parsed (the request's own when it was not redirected: no second parse).
+    var location: RequestURL?
 
     /// A response head from its parts.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil) {
         self.statusCode = statusCode
         self.headers = headers
-        self.url = url
+        self.location = url.map(RequestURL.init)
+    }
+
+    /// A response head that answered from `location`.
+    init(statusCode: Int, headers: HTTPHeaders, location: RequestURL?) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.location = location
     }
 
     /// The first value of the header `field`, in any case.

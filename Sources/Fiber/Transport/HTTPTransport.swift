@@ -42,10 +42,11 @@ public struct HTTPTransport: FiberTransport {
     public func shutdown() async { await client.shutdown() }
 
     private func clientRequest(_ request: TransportRequest) throws -> HTTPClientRequest {
-        guard let url = request.url else { throw FiberError.invalidURL("") }
+        guard let location = request.location else { throw FiberError.invalidURL("") }
         let body = request.httpBodyStream ?? request.httpBody.map(HTTPRequestBody.data)
-        return try HTTPClientRequest(url: url.absoluteString, method: request.httpMethod ?? "GET",
-                                     headers: request.headers, body: body)
+        // A plain URL was parsed when the request was built; any other is read here, from its text.
+        let target = try location.target ?? HTTPTarget(location.text)
+        return HTTPClientRequest(target: target, method: request.httpMethod ?? "GET", headers: request.headers, body: body)
     }
 
     private func options(_ request: TransportRequest) -> HTTPClient.RequestOptions {
@@ -57,6 +58,7 @@ public struct HTTPTransport: FiberTransport {
     /// Without a redirect the request's URL answered: `answered` (the target written out) is parsed only after one.
     private func head(_ status: Int, _ headers: HTTPHeaders, _ request: TransportRequest, _ redirects: Int,
                       _ answered: @autoclosure () -> String) -> TransportResponse {
-        TransportResponse(statusCode: status, headers: headers, url: redirects == 0 ? request.url : URL(string: answered()))
+        TransportResponse(statusCode: status, headers: headers,
+                          location: redirects == 0 ? request.location : RequestURL(parsing: answered()))
     }
 }

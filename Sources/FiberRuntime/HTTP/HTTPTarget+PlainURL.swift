@@ -9,7 +9,7 @@ extension HTTPTarget {
     /// percent-encoding, a malformed escape, an empty or out-of-range port):
     /// the caller then parses it with `URL`, so both paths agree by construction
     /// on every URL this one accepts (a test compares them).
-    static func parsePlain(_ url: String, schemes: Schemes = .http) -> HTTPTarget? {
+    package static func parsePlain(_ url: String, schemes: Schemes = .http) -> HTTPTarget? {
         var url = url
         return url.withUTF8 { bytes -> HTTPTarget? in
             var i: Int
