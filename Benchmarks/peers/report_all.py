@@ -26,12 +26,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report as http_report  # noqa: E402  (report.py of Scripts/bench-http, next to this file)
 
-SECTION_TITLE = "## The whole matrix (issue 7)"
+SECTION_TITLE = "## The whole matrix"
 
 # Fiber first: every other client is read against it.
-CLIENTS = ["fiber", "wrk", "go", "ahc", "node-http", "node-fetch"]
+CLIENTS = ["fiber", "fiber-api", "wrk", "go", "ahc", "node-http", "node-fetch"]
 NAMES = {
     "fiber": "Fiber",
+    "fiber-api": "Fiber.get",
     "wrk": "wrk",
     "go": "Go net/http",
     "ahc": "AsyncHTTPClient",
@@ -39,7 +40,9 @@ NAMES = {
     "node-fetch": "Node fetch",
 }
 LONG_NAMES = {
-    "fiber": "Fiber",
+    "fiber": "Fiber (the runtime's `HTTPClient`)",
+    "fiber-api": "`Fiber.get` (the API users call, no interceptors, over the same client)",
+    "fiber-api": "Fiber.get",
     "wrk": "wrk (C load generator, the reference)",
     "go": "Go net/http",
     "ahc": "AsyncHTTPClient (SwiftNIO)",
@@ -48,6 +51,7 @@ LONG_NAMES = {
 }
 COLORS = {
     "fiber": "#d62728",
+    "fiber-api": "#e377c2",
     "wrk": "#7f7f7f",
     "go": "#1f77b4",
     "ahc": "#ff7f0e",
@@ -184,7 +188,7 @@ def alloc_table(cells, meta):
         if scheme not in meta["parts"]:
             continue
         row, any_value = [label], False
-        for client in ("fiber", "ahc", "go"):
+        for client in ("fiber", "fiber-api", "ahc", "go"):
             r = cells.get(("keepalive", scheme, path, c, client)) or {}
             v = r.get("alloc_per_request")
             if v is None and r.get("go_heap_allocs_per_request") is not None:

@@ -34,14 +34,15 @@ import report as http_report  # noqa: E402  (report.py of Scripts/bench-http, ne
 
 SECTION_TITLE = "## TLS (issue 4)"
 
-CLIENTS = ["wrk", "go", "ahc", "node", "node-fetch", "fiber"]
+CLIENTS = ["wrk", "go", "ahc", "node", "node-fetch", "fiber", "fiber-api"]
 CLIENT_NAMES = {
     "wrk": "wrk (C, load generator)",
     "go": "Go net/http",
     "ahc": "AsyncHTTPClient",
     "node": "Node https",
     "node-fetch": "Node fetch (undici)",
-    "fiber": "Fiber",
+    "fiber": "Fiber (runtime HTTPClient)",
+    "fiber-api": "Fiber API (Fiber.get, no interceptors)",
 }
 WORKLOAD_TITLES = {
     "keepalive": "TLS keep-alive `GET /` (13-byte body), C loops over up to C connections",
