@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers of Scripts/bench-http, the HTTP/1.1 client benchmark (issue 3).
+"""Helpers of Scripts/bench-http, the HTTP/1.1 client benchmark.
 
   report.py free-port                      print a free TCP port on 127.0.0.1
   report.py check URL BYTES                GET URL once; fail unless 200 with a body of BYTES bytes
@@ -10,7 +10,7 @@
                                            KEY=VALUE it does not have yet (Scripts/bench-all's --results)
   report.py report RESULTS META [--docs PATH]
                                            print the tables; with --docs, rewrite the section
-                                           "## HTTP/1.1 keep-alive GET (issue 3)" of PATH
+                                           "## HTTP/1.1 keep-alive GET" of PATH
 
 RESULTS holds one JSON object a line: the BENCH_RESULT of a client, or
 {"client", "concurrency", "failed": why} / {"client", "skipped": why}.
@@ -28,7 +28,7 @@ import sys
 import urllib.error
 import urllib.request
 
-SECTION_TITLE = "## HTTP/1.1 keep-alive GET (issue 3)"
+SECTION_TITLE = "## HTTP/1.1 keep-alive GET"
 
 # The order of the clients in every table, as they run.
 CLIENTS = ["wrk", "go", "node-http", "node-fetch", "ahc", "fiber", "fiber-api"]

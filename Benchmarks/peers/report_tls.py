@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers of Scripts/bench-tls, the TLS client benchmark (issue 4).
+"""Helpers of Scripts/bench-tls, the TLS client benchmark.
 
   report_tls.py free-port                  print a free TCP port on 127.0.0.1
   report_tls.py check URL BYTES CA         GET URL once (trusting the PEM file CA for https;
@@ -12,7 +12,7 @@
                                            resumed, protocol and cipher
   report_tls.py report RESULTS META [--docs PATH]
                                            print the tables; with --docs, rewrite the section
-                                           "## TLS (issue 4)" of PATH
+                                           "## TLS" of PATH
 
 Standard library only; shares the wrk parser, the machine description and the
 table layout with report.py (Scripts/bench-http).
@@ -32,7 +32,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report as http_report  # noqa: E402  (report.py of Scripts/bench-http, next to this file)
 
-SECTION_TITLE = "## TLS (issue 4)"
+SECTION_TITLE = "## TLS"
 
 CLIENTS = ["wrk", "go", "ahc", "node", "node-fetch", "fiber", "fiber-api"]
 CLIENT_NAMES = {
