@@ -33,6 +33,22 @@ import Testing
         }
     }
 
+    /// TLS 1.3 suites go out in the client's order and s_server follows it:
+    /// AES-128-GCM by default, whatever `cipherSuites` asks for otherwise.
+    @Test func cipherSuitesInTheClientsOrder() async throws {
+        let pki = try await TestCertificates.shared()
+        for (suites, expected) in [(nil, "TLS_AES_128_GCM_SHA256"), ("TLS_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384"),
+                                   ("TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256", "TLS_CHACHA20_POLY1305_SHA256")] {
+            let server = try await Self.startServer(pki)
+            let client = try await Self.client { $0.cipherSuites = suites }
+            let response = try await client.get("https://127.0.0.1:\(server.port)/")
+            let page = String(decoding: response.body, as: UTF8.self)
+            #expect(page.contains("Cipher is \(expected)"), "\(suites ?? "default"): \(page.prefix(400))")
+            await client.shutdown()
+            await server.stop()
+        }
+    }
+
     @Test func clientCertificateRequiredButAbsent() async throws {
         let pki = try await TestCertificates.shared()
         let server = try await Self.startServer(pki, extra: ["-Verify", "1", "-CAfile", pki.path("root.pem")])

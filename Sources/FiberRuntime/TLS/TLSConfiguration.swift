@@ -71,8 +71,16 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var maximumVersion: Version = .tls13
     /// OpenSSL cipher list for TLS 1.2 (nil: OpenSSL's secure default).
     public var cipherList: String? = nil
-    /// OpenSSL cipher suites for TLS 1.3 (nil: OpenSSL's default).
+    /// OpenSSL cipher suites for TLS 1.3, most preferred first (nil: `defaultCipherSuites`).
     public var cipherSuites: String? = nil
+
+    /// The TLS 1.3 suites offered unless `cipherSuites` says otherwise: OpenSSL's
+    /// three defaults with AES-128-GCM first, as Go, Chrome and BoringSSL's
+    /// clients offer them (OpenSSL puts AES-256-GCM first). On processors with
+    /// AES instructions it is the faster of the two, by about a quarter, at a
+    /// strength no attack comes near; servers that follow the client's order
+    /// (nginx's default) pick it.
+    public static let defaultCipherSuites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
     /// ALPN protocols offered, most preferred first (default `http/1.1`; empty: no ALPN).
     public var applicationProtocols: [String] = ["http/1.1"]
     /// Pins per host name or IP literal. A host with pins is trusted only if

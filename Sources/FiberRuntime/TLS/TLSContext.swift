@@ -70,9 +70,8 @@ final class TLSContext: @unchecked Sendable {
         if let list = c.cipherList {
             try check(SSL_CTX_set_cipher_list(pointer, list) == 1, "no usable cipher in \"\(list)\"")
         }
-        if let suites = c.cipherSuites {
-            try check(SSL_CTX_set_ciphersuites(pointer, suites) == 1, "no usable TLS 1.3 cipher suite in \"\(suites)\"")
-        }
+        let suites = c.cipherSuites ?? TLSConfiguration.defaultCipherSuites
+        try check(SSL_CTX_set_ciphersuites(pointer, suites) == 1, "no usable TLS 1.3 cipher suite in \"\(suites)\"")
         try loadTrustRoots()
         if let identity = c.identity { try load(identity) }
         switch c.role {
