@@ -42,7 +42,6 @@ NAMES = {
 LONG_NAMES = {
     "fiber": "Fiber (the runtime's `HTTPClient`)",
     "fiber-api": "`Fiber.get` (the API users call, no interceptors, over the same client)",
-    "fiber-api": "Fiber.get",
     "wrk": "wrk (C load generator, the reference)",
     "go": "Go net/http",
     "ahc": "AsyncHTTPClient (SwiftNIO)",
