@@ -22,7 +22,7 @@ public final class Fiber: Sendable {
     private let streamingPipeline: InlineNext
     /// Whether a request binds its trace ID to `TraceContext` for the code it runs (see `init`).
     private let bindsTaskTrace: Bool
-    /// Whether requests run in a span (see `isTraced(_:)`).
+    /// Whether requests run in a span (see `tracesRequests(_:)`).
     private let isTraced: Bool
 
     /// A client for `baseURL`, configured by `configure`.
@@ -36,7 +36,7 @@ public final class Fiber: Sendable {
         // Interceptors, a logger and a transport of the user's may read `TraceContext`
         // while a request runs; the built-in transport alone reads nothing from the task.
         bindsTaskTrace = !configuration.interceptors.isEmpty || configuration.logger != nil || !(transport is HTTPTransport)
-        isTraced = Self.isTraced(configuration)
+        isTraced = Self.tracesRequests(configuration)
         let last = TransportStep(transport: transport, configuration: configuration)
         pipeline = InlineNext.chain(configuration.interceptors) { try await last.send($0) }
         streamingPipeline = InlineNext.chain(configuration.interceptors) { try await last.stream($0) }

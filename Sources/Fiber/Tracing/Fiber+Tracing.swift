@@ -7,7 +7,7 @@ extension Fiber {
     /// the service installed a tracer (with neither, a span would record nothing).
     /// Read when the client is made, as swift-distributed-tracing asks a
     /// service to bootstrap its tracer at start, before making clients.
-    static func isTraced(_ configuration: Configuration) -> Bool {
+    static func tracesRequests(_ configuration: Configuration) -> Bool {
         configuration.traceExporter != nil || !(InstrumentationSystem.tracer is NoOpTracer)
     }
 

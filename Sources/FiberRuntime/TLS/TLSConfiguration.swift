@@ -81,6 +81,7 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// strength no attack comes near; servers that follow the client's order
     /// (nginx's default) pick it.
     public static let defaultCipherSuites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
+
     /// ALPN protocols offered, most preferred first (default `http/1.1`; empty: no ALPN).
     public var applicationProtocols: [String] = ["http/1.1"]
     /// Pins per host name or IP literal. A host with pins is trusted only if
