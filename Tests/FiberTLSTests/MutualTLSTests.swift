@@ -65,6 +65,20 @@ import Testing
         }
     }
 
+    /// A TLS 1.2 cipher list or TLS 1.3 suite list that names nothing OpenSSL can use fails every
+    /// request as a configuration error, before a connection is used, and says which setting.
+    @Test func unusableCipherSettingsAreAConfigurationError() async throws {
+        let settings: [(inout TLSConfiguration) -> Void] = [
+            { $0.cipherSuites = "TLS_NOT_A_SUITE" }, { $0.cipherList = "NOT-A-CIPHER" },
+        ]
+        for setting in settings {
+            try await withTLSServer(client: { configuration, _ in setting(&configuration.tls) }) { client, server, _ in
+                await expectTLSError(.invalidConfiguration) { _ = try await client.get(server.url("/hello")) }
+                #expect(server.requestCount == 0)
+            }
+        }
+    }
+
     @Test func keyThatDoesNotMatchTheCertificateIsAConfigurationError() async throws {
         try await withTLSServer(client: { configuration, pki in
             configuration.tls.identity = .init(certificateChain: .file(pki.path("client-chain.pem")),
