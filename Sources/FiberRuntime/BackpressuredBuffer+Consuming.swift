@@ -25,6 +25,21 @@ extension BackpressuredBuffer {
         return try await wait(id: waiterID).get()
     }
 
+    /// Takes every queued element at once, without waiting: for an owner
+    /// that hands the queue on to another reader (a socket whose bytes go to
+    /// TLS or to a parser in place). The producer may go on as after `next()`.
+    package func takeQueued() -> [Element] {
+        let (taken, resumes) = withState { s -> ([Element], Bool) in
+            guard !s.queue.isEmpty else { return ([], false) }
+            let taken = s.queue.map(\.element)
+            let size = s.queue.reduce(0) { $0 + $1.size }
+            s.queue.removeAll()
+            return (taken, s.rule.consumed(size) == .startReading)
+        }
+        if resumes { producerMayGoOn() }
+        return taken
+    }
+
     /// Suspends until an element, the end, or the task's cancellation; `id`
     /// tells this wait from a later one to its cancellation handler.
     @inlinable

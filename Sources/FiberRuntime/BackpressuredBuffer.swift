@@ -2,8 +2,8 @@ import DequeModule
 
 /// A queue between one producer and one async consumer, with backpressure:
 /// the runtime's one implementation of "bytes arrive faster than they are
-/// read". A streamed HTTP response body and a WebSocket's events are both
-/// this buffer.
+/// read". A socket's buffered reads, a streamed HTTP response body and a
+/// WebSocket's events are all this buffer.
 ///
 /// Lifecycle: open → finished (`finish(nil)` or `finish(failure)`). Elements
 /// pushed before the finish are still handed out in order; then `next()`
@@ -34,10 +34,6 @@ import DequeModule
 /// so that the WebSocket's events are specialized for their element type.
 /// Unspecialized, every call looked its generic metadata up at run time, ten
 /// times the cost of the whole push and take.)
-///
-/// `SocketStream`'s buffered reader keeps a queue of the same shape inside
-/// the socket actor, entangled with its in-place reader switch and its
-/// close state; it does not use this type (yet).
 @usableFromInline
 package final class BackpressuredBuffer<Element: Sendable, Failure: Error>: Sendable {
     @usableFromInline typealias Waiter = CheckedContinuation<Result<Element?, Failure>, Never>

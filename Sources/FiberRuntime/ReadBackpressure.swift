@@ -3,9 +3,9 @@
 ///
 /// Reading stops once `buffered` reaches `highWatermark` and resumes once the
 /// consumer brings it down to `lowWatermark`, so a slow consumer holds at most
-/// about one watermark plus one read (64 KiB) in memory. `SocketStream`
-/// follows it for its own reads, and `BackpressuredBuffer` (a streamed body,
-/// a WebSocket's events) over the sizes its producer gives.
+/// about one watermark plus one read (64 KiB) in memory. `BackpressuredBuffer`
+/// follows it over the sizes its producer gives (a socket's reads, a streamed
+/// body, a WebSocket's events).
 ///
 /// (`@usableFromInline`: `BackpressuredBuffer`'s inlinable members call it.)
 @usableFromInline

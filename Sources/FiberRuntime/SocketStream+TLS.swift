@@ -67,7 +67,7 @@ extension SocketStream {
                 tls = engine
                 tlsHandshake = done
                 // Bytes that came before TLS started (a server's ClientHello) are the handshake's.
-                while let chunk = takeReceived() { chunk.withUnsafeBytes { engine.feed($0) } }
+                for chunk in buffered.takeQueued() { chunk.withUnsafeBytes { engine.feed($0) } }
                 advanceHandshake(engine)
                 if tlsHandshake != nil {
                     switch input {

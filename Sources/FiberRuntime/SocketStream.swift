@@ -1,5 +1,4 @@
 import CLibUV
-import DequeModule
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,9 +6,11 @@ import Glibc
 /// A connected byte stream (TCP or Unix domain socket), owned by an actor
 /// pinned to its event loop.
 ///
-/// Reads arrive as byte arrays through `read()` or `inbound`; when the
-/// consumer falls behind by `readHighWatermark` bytes the socket stops being
-/// read until it catches up. Writes try `uv_try_write` first and queue only
+/// Reads arrive as byte arrays through `read()` or `inbound`, queued in a
+/// `BackpressuredBuffer`: when the consumer falls behind by
+/// `readHighWatermark` bytes the socket stops being read until it catches up.
+/// A protocol parser on the stream's loop can take the bytes in place
+/// instead (`setInPlaceReader`). Writes try `uv_try_write` first and queue only
 /// what the kernel did not take, completing when it has been written.
 ///
 /// Lifecycle: open → (optionally) output shut down with `shutdownOutput()` →
@@ -23,12 +24,11 @@ public actor SocketStream: LoopIsolated {
     public nonisolated let remoteAddress: SocketAddress?
 
     let handle: UVHandle
-    private var backpressure: ReadBackpressure
-    var received = Deque<[UInt8]>()
+    /// The buffered reader's queue: what `read()` takes, without a hop to this actor.
+    nonisolated let buffered: BackpressuredBuffer<[UInt8], any Error>
     /// Whether the peer may still send: reading stops at the end or a failure.
     var input = Input.open
-    private var reader = Reader.buffered(waiting: nil)
-    private var nextReaderID = 0
+    private var reader = Reader.buffered
     var closeReason: TransportError?
     /// Set once TLS starts: reads are decrypted and writes encrypted through it.
     var tls: TLSEngine?
@@ -50,10 +50,10 @@ public actor SocketStream: LoopIsolated {
 
     /// Who takes the stream's bytes.
     private enum Reader {
-        /// Bytes are copied into `received` until `read()` takes them;
-        /// `waiting` is the one caller suspended in `read()`, if any.
-        case buffered(waiting: (id: Int, continuation: CheckedContinuation<[UInt8]?, any Error>)?)
-        /// Every read goes to this closure synchronously, in place (the HTTP/1.1 parser's path).
+        /// Bytes are copied into `buffered` until `read()` takes them.
+        case buffered
+        /// Every read goes to this closure synchronously, in place (the HTTP/1.1
+        /// parser's path); `buffered` is finished and `read()` refuses.
         case inPlace((InPlaceRead) -> Void)
     }
 
@@ -62,7 +62,13 @@ public actor SocketStream: LoopIsolated {
         self.loop = handle.loop
         self.handle = handle
         self.remoteAddress = remoteAddress
-        self.backpressure = ReadBackpressure(lowWatermark: options.readLowWatermark, highWatermark: options.readHighWatermark)
+        self.buffered = BackpressuredBuffer(
+            lowWatermark: options.readLowWatermark, highWatermark: options.readHighWatermark,
+            whenCancelled: CancellationError(),
+            whenReadTwice: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
+        buffered.controlReading(on: handle.loop) { [weak self] reading in
+            self?.assumeIsolated { $0.setBufferedReading(reading) }
+        }
         handle.onRead = { [weak self] status, bytes in
             // The loop's read buffer, valid only during this call; the closure runs synchronously on the loop.
             self?.onLoop((status, bytes)) { me, read in me.didRead(status: read.0, bytes: read.1) }
@@ -83,48 +89,15 @@ public actor SocketStream: LoopIsolated {
     // MARK: Reading
 
     /// The next bytes from the peer, or nil once the peer has finished sending.
+    /// Bytes already queued are taken without a hop to the stream's loop.
     ///
     /// - Throws: `TransportError` (`.connectionReset`, `.closed`, …) when the
-    ///   stream failed or was closed; `CancellationError` if the task is cancelled
+    ///   stream failed or was closed, once the bytes queued before are taken;
+    ///   `.other` while another task waits in `read()` or after
+    ///   `setInPlaceReader`; `CancellationError` if the task is cancelled
     ///   while waiting (the stream stays usable and no bytes are lost).
-    public func read() async throws -> [UInt8]? {
-        if let chunk = takeReceived() { return chunk }
-        nextReaderID += 1
-        let id = nextReaderID
-        return try await withTaskCancellationHandler {
-            // Decided inside the continuation's body: the runtime may suspend
-            // between an earlier check and here, and let other work on this
-            // stream (a read callback, `close()`) run.
-            try await withCheckedThrowingContinuation { c in
-                if let chunk = takeReceived() {
-                    c.resume(returning: chunk)
-                } else if case .ended = input {
-                    c.resume(returning: nil)
-                } else if case .failed(let error) = input {
-                    c.resume(throwing: error)
-                } else if let closeReason {
-                    c.resume(throwing: closeReason.with(operation: "read"))
-                } else if case .inPlace = reader {
-                    c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "this stream's bytes go to an in-place reader"))
-                } else if case .buffered(_?) = reader {
-                    c.resume(throwing: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
-                } else if Task.isCancelled {
-                    // The cancellation handler may already have run, finding no reader to resume.
-                    c.resume(throwing: CancellationError())
-                } else {
-                    reader = .buffered(waiting: (id, c))
-                }
-            }
-        } onCancel: { [weak self] in
-            guard let self else { return }
-            try? self.loop.execute { self.assumeIsolated { $0.cancelRead(id) } }
-        }
-    }
-
-    func takeReceived() -> [UInt8]? {
-        guard let chunk = received.popFirst() else { return nil }
-        apply(backpressure.consumed(chunk.count))
-        return chunk
+    public nonisolated func read() async throws -> [UInt8]? {
+        try await buffered.next()
     }
 
     /// The stream's bytes as an `AsyncSequence`; it ends when the peer finishes sending.
@@ -144,19 +117,6 @@ public actor SocketStream: LoopIsolated {
         return all
     }
 
-    private func cancelRead(_ id: Int) {
-        guard case .buffered(let waiting?) = reader, waiting.id == id else { return }
-        reader = .buffered(waiting: nil)
-        waiting.continuation.resume(throwing: CancellationError())
-    }
-
-    /// The caller suspended in `read()`, taken out to be resumed.
-    private func takeWaitingReader() -> CheckedContinuation<[UInt8]?, any Error>? {
-        guard case .buffered(let waiting?) = reader else { return nil }
-        reader = .buffered(waiting: nil)
-        return waiting.continuation
-    }
-
     private func didRead(status: Int, bytes: UnsafeRawBufferPointer) {
         if let tls {
             didReadTLS(tls, status: status, bytes: bytes)
@@ -173,13 +133,7 @@ public actor SocketStream: LoopIsolated {
         }
         if status > 0 {
             // Copied here: the loop's read buffer is reused by the next read.
-            let chunk = Array(bytes)
-            if let waiting = takeWaitingReader() {
-                waiting.resume(returning: chunk)
-            } else {
-                received.append(chunk)
-                apply(backpressure.received(chunk.count))
-            }
+            buffered.push(Array(bytes), size: bytes.count)
         } else if status < 0 {
             endReading(endError(status))
         }
@@ -194,10 +148,7 @@ public actor SocketStream: LoopIsolated {
             inPlaceReader(error.map(InPlaceRead.failure) ?? .end)
             return
         }
-        backpressure.finished()
-        if let waiting = takeWaitingReader() {
-            if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
-        }
+        buffered.finish(error)
     }
 
     /// The error a negative read status means, or nil for an orderly end.
@@ -219,12 +170,13 @@ public actor SocketStream: LoopIsolated {
         return UVError.transportError(-pending, operation: "read", address: remoteAddress?.description)
     }
 
-    private func apply(_ action: ReadBackpressure.Action) {
-        guard !handle.isClosing else { return }
-        switch action {
-        case .none: break
-        case .stopReading: uv_read_stop(handle.stream)
-        case .startReading: uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+    /// The buffered reader's backpressure, from `buffered` on this loop.
+    private func setBufferedReading(_ reading: Bool) {
+        guard !handle.isClosing, case .buffered = reader, input.isOpen else { return }
+        if reading {
+            uv_read_start(handle.stream, UVHandle.allocCallback, UVHandle.readCallback)
+        } else {
+            uv_read_stop(handle.stream)
         }
     }
 
@@ -242,14 +194,15 @@ public actor SocketStream: LoopIsolated {
 
     /// Hands every later read to `reader`, synchronously on the loop thread and
     /// in place (no copy): the path of the HTTP/1.1 parser. Bytes that were
-    /// already buffered are delivered first. Backpressure is then the reader's
-    /// own, through `pauseReading()` and `resumeReading()`.
+    /// already buffered are delivered first; a task waiting in `read()`, and
+    /// any later `read()`, get `TransportError` `.other`. Backpressure is then
+    /// the reader's own, through `pauseReading()` and `resumeReading()`.
     package func setInPlaceReader(_ reader: @escaping (InPlaceRead) -> Void) {
         self.reader = .inPlace(reader)
-        while let chunk = received.popFirst() {
+        for chunk in buffered.takeQueued() {
             chunk.withUnsafeBytes { reader(.bytes($0)) }
         }
-        backpressure = ReadBackpressure(lowWatermark: backpressure.lowWatermark, highWatermark: backpressure.highWatermark)
+        buffered.finish(TransportError(.other, operation: "read", systemMessage: "this stream's bytes go to an in-place reader"))
         if case .ended = input {
             reader(.end)
         } else if case .failed(let error) = input {
@@ -414,11 +367,10 @@ public actor SocketStream: LoopIsolated {
     private func finish(_ reason: TransportError) {
         guard closeReason == nil else { return }
         closeReason = reason
-        backpressure.finished()
+        buffered.finish(reason.with(operation: "read"))
         tlsHandshake?.resume(with: .failure(reason))
         tlsHandshake = nil
         if input.isOpen, case .inPlace(let inPlaceReader) = reader { inPlaceReader(.failure(reason)) }
-        takeWaitingReader()?.resume(throwing: reason.with(operation: "read"))
     }
 
     // MARK: Options
@@ -445,7 +397,7 @@ public actor SocketStream: LoopIsolated {
     }
 
     /// Bytes received and not yet read by the consumer (for tests of backpressure).
-    public var bufferedByteCount: Int { backpressure.buffered }
+    public var bufferedByteCount: Int { buffered.bufferedSize }
 }
 
 extension SocketStream {

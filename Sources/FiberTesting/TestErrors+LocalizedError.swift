@@ -14,3 +14,8 @@ extension TestCertificates.GenerationError: LocalizedError {
     /// The same sentence as `description`.
     public var errorDescription: String? { description }
 }
+
+extension ConditionTimedOut: LocalizedError {
+    /// The same sentence as `description`.
+    public var errorDescription: String? { description }
+}

@@ -230,6 +230,29 @@ struct BackpressuredBufferTests {
         try await group.shutdown()
     }
 
+    /// Handing the whole queue on (a socket whose bytes go to TLS or a parser
+    /// in place) takes every element in order, counts them consumed, and lets
+    /// a stopped producer go on; an empty queue hands on nothing and tells nobody.
+    @Test func takingTheQueueHandsItOnInOrderAndLetsTheProducerGoOn() async throws {
+        let group = EventLoopGroup(loopCount: 1, name: "buffer-test")
+        let loop = group.loops[0]
+        let b = buffer(low: 10, high: 100)
+        let told = Locked<[Bool]>([])
+        b.controlReading(on: loop) { reading in told.withLock { $0.append(reading) } }
+        try await loop.submit { for i in 0..<4 { b.push(i, size: 40) } }
+        #expect(told.withLock { $0 } == [false])
+        #expect(try await loop.submit { b.takeQueued() } == [0, 1, 2, 3])
+        #expect(b.bufferedSize == 0)
+        #expect(told.withLock { $0 } == [false, true])
+        #expect(try await loop.submit { b.takeQueued() } == [])
+        #expect(told.withLock { $0 } == [false, true])
+        // The buffer goes on as before: a later push is the next element.
+        try await loop.submit { b.push(9, size: 1); b.finish() }
+        #expect(try await b.next() == 9)
+        #expect(try await b.next() == nil)
+        try await group.shutdown()
+    }
+
     /// A task producer waits while the consumer is behind, and goes on at the low watermark or the end.
     @Test func aTaskProducerWaitsForDemand() async throws {
         let b = buffer(low: 10, high: 100)

@@ -265,6 +265,93 @@ struct TCPTests {
         }
     }
 
+    /// One reader at a time: a second `read()` while one waits is refused
+    /// with a typed error, and the first still gets the next bytes.
+    @Test func aSecondConcurrentReadIsRefusedAndTheFirstKeepsWaiting() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            let first = Task { try await client.read() }
+            try await waitUntil { client.buffered.withState { $0.waiter != nil } }
+            await #expect { try await client.read() } throws: { ($0 as? TransportError)?.kind == .other }
+            try await client.write([7, 8])
+            #expect(try await first.value == [7, 8])
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
+    /// Bytes the peer sent before the peer's FIN are all read, then the end,
+    /// every time; closing the stream afterwards does not turn the end into an error.
+    @Test func queuedBytesComeBeforeTheEndAndTheEndStays() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let listener = try await SocketListener.listen(on: loop)
+            let server = Task {
+                let connection = try await listener.accept()
+                try await connection.write([1, 2, 3])
+                try await connection.write([4])
+                await connection.close()
+            }
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            try await server.value
+            try await waitUntil { await client.bufferedByteCount == 4 }
+            #expect(try await read(4, from: client) == [1, 2, 3, 4])
+            #expect(try await client.read() == nil)
+            await client.close()
+            #expect(try await client.read() == nil)
+            await listener.close()
+        }
+    }
+
+    /// Switching to an in-place reader (the HTTP/1.1 parser's path) hands it
+    /// the bytes already queued first, then what follows, then the end.
+    @Test func theInPlaceReaderGetsTheQueuedBytesFirst() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            try await client.write([1, 2])
+            try await waitUntil { await client.bufferedByteCount == 2 }
+            let seen = Locked<[UInt8]>([])
+            let ended = Locked(false)
+            await client.setInPlaceReader { read in
+                switch read {
+                case .bytes(let bytes): seen.withLock { $0 += bytes }
+                case .end, .failure: ended.withLock { $0 = true }
+                }
+            }
+            #expect(await client.bufferedByteCount == 0)
+            try await client.write([3])
+            try await waitUntil { seen.withLock { $0.count } == 3 }
+            #expect(seen.withLock { $0 } == [1, 2, 3])
+            await #expect { try await client.read() } throws: { ($0 as? TransportError)?.kind == .other }
+            await client.close()
+            #expect(ended.withLock { $0 })
+            await listener.close()
+            await server.value
+        }
+    }
+
+    /// A task waiting in `read()` when the bytes go to an in-place reader is
+    /// told so with a typed error instead of waiting for ever.
+    @Test func aWaitingReadEndsWhenTheBytesGoInPlace() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
+            let waiting = Task { try await client.read() }
+            try await waitUntil { client.buffered.withState { $0.waiter != nil } }
+            await client.setInPlaceReader { _ in }
+            await #expect { try await waiting.value } throws: { ($0 as? TransportError)?.kind == .other }
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
     @Test func socketOptionsApply() async throws {
         try await withGroup { group in
             let loop = group.loops[0]

@@ -89,19 +89,6 @@ final class Counter: Sendable {
 /// The gate of FiberTesting, under the name these tests use.
 typealias Gate = TestGate
 
-/// Polls `condition` every millisecond until it holds, for at most `timeout`
-/// (ordering by observed state, never by sleeping a guessed time).
-func waitUntil(timeout: Duration = .seconds(20), _ condition: () async -> Bool,
-               sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
-            return
-        }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
 
 /// A JSON list of users whose name carries `version`.
 func usersJSON(_ version: Int) -> String {

@@ -72,18 +72,6 @@ func withLiveServer<T>(
     }
 }
 
-/// Polls `condition` every millisecond until it holds, for at most `timeout`
-/// (ordering by observed state, never by sleeping a guessed time).
-func waitUntil(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(await condition()) {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
 
 /// The gate of FiberTesting, under the name these tests use.
 typealias Gate = TestGate

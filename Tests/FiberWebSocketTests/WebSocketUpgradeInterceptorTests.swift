@@ -104,7 +104,7 @@ struct WebSocketUpgradeInterceptorTests {
             await server.waitForConnectionsToEnd()
             ended.withLock { $0 = true }
         }
-        try? await waitUntil(seconds: 10) { ended.withLock { $0 } }
+        try? await waitUntil(timeout: .seconds(10)) { ended.withLock { $0 } }
         #expect(ended.withLock { $0 }, "the client closed the connection it opened")
         await server.shutdown()
         await waiter.value
@@ -131,7 +131,7 @@ struct WebSocketUpgradeInterceptorTests {
         async let first = fiber.webSocket("/chat")
         async let second = fiber.webSocket("/chat")
         try await waitUntil { entered.withLock { $0 } == 2 }
-        try? await waitUntil(seconds: 2) { await gate.waiting == 2 }
+        try? await waitUntil(timeout: .seconds(2)) { await gate.waiting == 2 }
         await gate.open()
         let sockets = try await [first, second]
         try await expectEcho("one", on: sockets[0])
@@ -153,17 +153,4 @@ private func expectEcho(_ text: String, on socket: WebSocketConnection) async th
         }
     }
     Issue.record("the connection ended before the echo of \(text)")
-}
-
-private struct TimedOut: Error {}
-
-/// Polls `condition` every millisecond until it holds.
-///
-/// - Throws: `TimedOut` after `seconds`.
-private func waitUntil(seconds: Double = 10, _ condition: () async -> Bool) async throws {
-    let end = ContinuousClock.now + .seconds(seconds)
-    while !(await condition()) {
-        guard ContinuousClock.now < end else { throw TimedOut() }
-        try await Task.sleep(for: .milliseconds(1))
-    }
 }
