@@ -50,9 +50,12 @@ final class LoopTimer {
         set { handle.onClose = newValue }
     }
 
+    /// `d` in whole milliseconds, rounded up; zero for a duration at or below zero.
     static func milliseconds(_ d: Duration) -> UInt64 {
+        // Checked on the whole duration: a negative one under a second has zero
+        // seconds and negative attoseconds (a deadline just passed).
+        guard d > .zero else { return 0 }
         let (seconds, attoseconds) = d.components
-        guard seconds >= 0 else { return 0 }
         // Saturates: a duration past what 64 bits of milliseconds hold means "never" in practice.
         let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1000)
         let (ms, carry) = whole.addingReportingOverflow(UInt64((attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))

@@ -1,4 +1,4 @@
-import FiberRuntime
+@testable import FiberRuntime
 import Synchronization
 import Testing
 
@@ -11,6 +11,35 @@ struct TimerTests {
             try await group.loops[0].sleep(for: .milliseconds(50))
             #expect(clock.now - start >= .milliseconds(50))
         }
+    }
+
+    /// A delay at or below zero means "now": a deadline that passed a moment
+    /// ago (a negative duration under a second has zero seconds and negative
+    /// attoseconds) once crashed the conversion to libuv's milliseconds.
+    @Test func aDelayAlreadyPastFiresAtOnce() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            for delay: Duration in [.nanoseconds(-1), .milliseconds(-500), .seconds(-3), .zero] {
+                try await loop.sleep(for: delay)
+                // Fires, or the suite's time limit fails the test.
+                try await withCheckedThrowingContinuation { (fired: CheckedContinuation<Void, any Error>) in
+                    do {
+                        try loop.scheduleTask(in: delay) { fired.resume() }
+                    } catch {
+                        fired.resume(throwing: error)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (Duration.nanoseconds(-1), UInt64(0)), (.milliseconds(-500), 0), (.seconds(-2), 0), (.zero, 0),
+        (.nanoseconds(1), 1), (.milliseconds(1), 1), (.microseconds(1_000_001), 1001), (.seconds(3), 3000),
+        (.seconds(Int64.max), UInt64.max),
+    ])
+    func delaysBecomeWholeMillisecondsRoundedUp(delay: Duration, milliseconds: UInt64) {
+        #expect(LoopTimer.milliseconds(delay) == milliseconds)
     }
 
     @Test func cancellationEndsASleepAtOnce() async throws {
