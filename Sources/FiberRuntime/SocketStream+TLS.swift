@@ -67,7 +67,7 @@ extension SocketStream {
                 tls = engine
                 tlsHandshake = done
                 // Bytes that came before TLS started (a server's ClientHello) are the handshake's.
-                for chunk in buffered.takeQueued() { chunk.withUnsafeBytes { engine.feed($0) } }
+                for chunk in takeQueuedReads() { chunk.withUnsafeBytes { engine.feed($0) } }
                 advanceHandshake(engine)
                 if tlsHandshake != nil {
                     switch input {

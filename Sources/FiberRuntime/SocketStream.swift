@@ -7,7 +7,7 @@ import Glibc
 /// pinned to its event loop.
 ///
 /// Reads arrive as byte arrays through `read()` or `inbound`, queued in a
-/// `BackpressuredBuffer`: when the consumer falls behind by
+/// `BackpressuredBuffer` made on first use: when the consumer falls behind by
 /// `readHighWatermark` bytes the socket stops being read until it catches up.
 /// A protocol parser on the stream's loop can take the bytes in place
 /// instead (`setInPlaceReader`). Writes try `uv_try_write` first and queue only
@@ -24,11 +24,10 @@ public actor SocketStream: LoopIsolated {
     public nonisolated let remoteAddress: SocketAddress?
 
     let handle: UVHandle
-    /// The buffered reader's queue: what `read()` takes, without a hop to this actor.
-    nonisolated let buffered: BackpressuredBuffer<[UInt8], any Error>
+    private let readWatermarks: (low: Int, high: Int)
     /// Whether the peer may still send: reading stops at the end or a failure.
     var input = Input.open
-    private var reader = Reader.buffered
+    private var reader = Reader.buffered(nil)
     var closeReason: TransportError?
     /// Set once TLS starts: reads are decrypted and writes encrypted through it.
     var tls: TLSEngine?
@@ -48,12 +47,17 @@ public actor SocketStream: LoopIsolated {
         var isOpen: Bool { if case .open = self { true } else { false } }
     }
 
+    /// The queue of the buffered reader.
+    typealias ReadQueue = BackpressuredBuffer<[UInt8], any Error>
+
     /// Who takes the stream's bytes.
     private enum Reader {
-        /// Bytes are copied into `buffered` until `read()` takes them.
-        case buffered
+        /// Bytes are copied into the queue until `read()` takes them. The queue
+        /// is made when the first bytes or the first `read()` come: most streams
+        /// (HTTP, WebSocket) go in place at once and never need one.
+        case buffered(ReadQueue?)
         /// Every read goes to this closure synchronously, in place (the HTTP/1.1
-        /// parser's path); `buffered` is finished and `read()` refuses.
+        /// parser's path); `read()` refuses.
         case inPlace((InPlaceRead) -> Void)
     }
 
@@ -62,13 +66,7 @@ public actor SocketStream: LoopIsolated {
         self.loop = handle.loop
         self.handle = handle
         self.remoteAddress = remoteAddress
-        self.buffered = BackpressuredBuffer(
-            lowWatermark: options.readLowWatermark, highWatermark: options.readHighWatermark,
-            whenCancelled: CancellationError(),
-            whenReadTwice: TransportError(.other, operation: "read", systemMessage: "another task is already reading this stream"))
-        buffered.controlReading(on: handle.loop) { [weak self] reading in
-            self?.assumeIsolated { $0.setBufferedReading(reading) }
-        }
+        self.readWatermarks = (options.readLowWatermark, options.readHighWatermark)
         handle.onRead = { [weak self] status, bytes in
             // The loop's read buffer, valid only during this call; the closure runs synchronously on the loop.
             self?.onLoop((status, bytes)) { me, read in me.didRead(status: read.0, bytes: read.1) }
@@ -89,15 +87,49 @@ public actor SocketStream: LoopIsolated {
     // MARK: Reading
 
     /// The next bytes from the peer, or nil once the peer has finished sending.
-    /// Bytes already queued are taken without a hop to the stream's loop.
     ///
     /// - Throws: `TransportError` (`.connectionReset`, `.closed`, …) when the
     ///   stream failed or was closed, once the bytes queued before are taken;
     ///   `.other` while another task waits in `read()` or after
     ///   `setInPlaceReader`; `CancellationError` if the task is cancelled
     ///   while waiting (the stream stays usable and no bytes are lost).
-    public nonisolated func read() async throws -> [UInt8]? {
-        try await buffered.next()
+    public func read() async throws -> [UInt8]? {
+        guard let queue = readQueue() else { throw Self.readsGoInPlace }
+        return try await queue.next()
+    }
+
+    private static let readsGoInPlace = TransportError(.other, operation: "read",
+                                                       systemMessage: "this stream's bytes go to an in-place reader")
+
+    /// The buffered reader's queue, made now if needed; nil once reads go in place.
+    private func readQueue() -> ReadQueue? {
+        guard case .buffered(let existing) = reader else { return nil }
+        if let existing { return existing }
+        let queue = ReadQueue(lowWatermark: readWatermarks.low, highWatermark: readWatermarks.high,
+                              whenCancelled: CancellationError(),
+                              whenReadTwice: TransportError(.other, operation: "read",
+                                                            systemMessage: "another task is already reading this stream"))
+        queue.controlReading(on: loop) { [weak self] reading in
+            self?.assumeIsolated { $0.setBufferedReading(reading) }
+        }
+        // What happened before the queue was made: the end first, as a reader would have seen it.
+        switch input {
+        case .ended: queue.finish()
+        case .failed(let error): queue.finish(error)
+        case .open: if let closeReason { queue.finish(closeReason.with(operation: "read")) }
+        }
+        reader = .buffered(queue)
+        return queue
+    }
+
+    /// The queue when it exists (tests look at its waiter).
+    var existingReadQueue: ReadQueue? {
+        if case .buffered(let queue) = reader { queue } else { nil }
+    }
+
+    /// Takes what the buffered reader had queued and not read, to hand it on.
+    func takeQueuedReads() -> [[UInt8]] {
+        existingReadQueue?.takeQueued() ?? []
     }
 
     /// The stream's bytes as an `AsyncSequence`; it ends when the peer finishes sending.
@@ -133,7 +165,7 @@ public actor SocketStream: LoopIsolated {
         }
         if status > 0 {
             // Copied here: the loop's read buffer is reused by the next read.
-            buffered.push(Array(bytes), size: bytes.count)
+            readQueue()?.push(Array(bytes), size: bytes.count)
         } else if status < 0 {
             endReading(endError(status))
         }
@@ -148,7 +180,7 @@ public actor SocketStream: LoopIsolated {
             inPlaceReader(error.map(InPlaceRead.failure) ?? .end)
             return
         }
-        buffered.finish(error)
+        existingReadQueue?.finish(error)
     }
 
     /// The error a negative read status means, or nil for an orderly end.
@@ -170,7 +202,7 @@ public actor SocketStream: LoopIsolated {
         return UVError.transportError(-pending, operation: "read", address: remoteAddress?.description)
     }
 
-    /// The buffered reader's backpressure, from `buffered` on this loop.
+    /// The buffered reader's backpressure, from its queue, on this loop.
     private func setBufferedReading(_ reading: Bool) {
         guard !handle.isClosing, case .buffered = reader, input.isOpen else { return }
         if reading {
@@ -198,11 +230,12 @@ public actor SocketStream: LoopIsolated {
     /// any later `read()`, get `TransportError` `.other`. Backpressure is then
     /// the reader's own, through `pauseReading()` and `resumeReading()`.
     package func setInPlaceReader(_ reader: @escaping (InPlaceRead) -> Void) {
+        let queue = existingReadQueue
         self.reader = .inPlace(reader)
-        for chunk in buffered.takeQueued() {
+        for chunk in queue?.takeQueued() ?? [] {
             chunk.withUnsafeBytes { reader(.bytes($0)) }
         }
-        buffered.finish(TransportError(.other, operation: "read", systemMessage: "this stream's bytes go to an in-place reader"))
+        queue?.finish(Self.readsGoInPlace)
         if case .ended = input {
             reader(.end)
         } else if case .failed(let error) = input {
@@ -367,7 +400,7 @@ public actor SocketStream: LoopIsolated {
     private func finish(_ reason: TransportError) {
         guard closeReason == nil else { return }
         closeReason = reason
-        buffered.finish(reason.with(operation: "read"))
+        existingReadQueue?.finish(reason.with(operation: "read"))
         tlsHandshake?.resume(with: .failure(reason))
         tlsHandshake = nil
         if input.isOpen, case .inPlace(let inPlaceReader) = reader { inPlaceReader(.failure(reason)) }
@@ -397,7 +430,7 @@ public actor SocketStream: LoopIsolated {
     }
 
     /// Bytes received and not yet read by the consumer (for tests of backpressure).
-    public var bufferedByteCount: Int { buffered.bufferedSize }
+    public var bufferedByteCount: Int { existingReadQueue?.bufferedSize ?? 0 }
 }
 
 extension SocketStream {

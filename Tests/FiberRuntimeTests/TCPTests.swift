@@ -273,7 +273,7 @@ struct TCPTests {
             let (listener, server) = try await startEcho(on: loop)
             let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
             let first = Task { try await client.read() }
-            try await waitUntil { client.buffered.withState { $0.waiter != nil } }
+            try await waitUntil { await client.existingReadQueue?.withState { $0.waiter != nil } ?? false }
             await #expect { try await client.read() } throws: { ($0 as? TransportError)?.kind == .other }
             try await client.write([7, 8])
             #expect(try await first.value == [7, 8])
@@ -343,7 +343,7 @@ struct TCPTests {
             let (listener, server) = try await startEcho(on: loop)
             let client = try await SocketStream.connect(host: "127.0.0.1", port: listener.port, on: loop)
             let waiting = Task { try await client.read() }
-            try await waitUntil { client.buffered.withState { $0.waiter != nil } }
+            try await waitUntil { await client.existingReadQueue?.withState { $0.waiter != nil } ?? false }
             await client.setInPlaceReader { _ in }
             await #expect { try await waiting.value } throws: { ($0 as? TransportError)?.kind == .other }
             await client.close()
