@@ -14,20 +14,13 @@ import Foundation
 ///
 /// What a transport throws reaches interceptors and callers as a `FiberError`
 /// (see `FiberError.init(transportFailure:)`).
-///
-/// `send` and `stream` are called in the pipeline's isolation
-/// (`nonisolated(nonsending)`): a transport declared that way runs where the
-/// pipeline runs (for `HTTPTransport`, on the event loop that carries the
-/// request) and costs no executor switch. A plain `async` implementation,
-/// as above, is accepted too and runs off the caller's executor, as any
-/// nonisolated `async` function does.
 public protocol FiberTransport: Sendable {
     /// Sends `request` and returns the whole body and the response head.
-    nonisolated(nonsending) func send(_ request: TransportRequest) async throws -> (Data, TransportResponse)
+    func send(_ request: TransportRequest) async throws -> (Data, TransportResponse)
 
     /// Sends `request` and returns once the head is in, the body streaming.
     /// The default sends with `send(_:)` and streams the body as one chunk.
-    nonisolated(nonsending) func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse)
+    func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse)
 
     /// The executor a request's pipeline should run on, so that the transport
     /// is reached without a thread hop (default: none, the caller's).
@@ -37,8 +30,7 @@ public protocol FiberTransport: Sendable {
 extension FiberTransport {
     /// Sends with `send(_:)` and streams the whole body as one chunk.
     /// - Throws: what `send(_:)` throws.
-    nonisolated(nonsending) public func stream(_ request: TransportRequest) async throws
-        -> (FiberBodyStream, TransportResponse) {
+    public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let (data, response) = try await send(request)
         return (FiberBodyStream(data: data), response)
     }

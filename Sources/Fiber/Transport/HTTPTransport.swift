@@ -5,9 +5,8 @@ import Foundation
 /// event loop, redirects, decompression, deadlines).
 ///
 /// Each request's pipeline runs with the event loop that will carry it as its
-/// task-executor preference (`executorPreference()`), and `send` and `stream`
-/// run in the pipeline's isolation, so interceptors, the pool and the socket
-/// share one thread and the request crosses no executor on its way.
+/// task-executor preference (`executorPreference()`), so interceptors, the
+/// pool and the socket share one thread and the request costs no hop.
 public struct HTTPTransport: FiberTransport {
     /// The client underneath.
     public let client: HTTPClient
@@ -23,7 +22,7 @@ public struct HTTPTransport: FiberTransport {
     }
 
     /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.
-    nonisolated(nonsending) public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
+    public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
         // Collected as `Data` by the connection: the body reaches the caller without a copy.
         let (response, body) = try await client.executeCollectingData(try clientRequest(request), options: options(request),
                                                                       on: request.eventLoop)
@@ -31,8 +30,7 @@ public struct HTTPTransport: FiberTransport {
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
-    nonisolated(nonsending) public func stream(_ request: TransportRequest) async throws
-        -> (FiberBodyStream, TransportResponse) {
+    public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let response = try await client.stream(try clientRequest(request), options: options(request), on: request.eventLoop)
         return (FiberBodyStream(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
     }

@@ -126,10 +126,7 @@ actor HTTP1Connection: LoopIsolated {
     static func response(to exchange: HTTP1Exchange, on connection: HTTP1Connection,
                          isolation: isolated (any Actor)? = #isolation) async throws -> Response {
         try await withTaskCancellationHandler {
-            // Naming `isolation` makes the closure isolated to it: else it runs
-            // nonisolated, and a caller isolated to an actor (`Fiber`'s pipeline,
-            // on the loop) would hop off it and back around the wait.
-            try await exchange.response.wait(isolation: isolation)
+            try await exchange.response.wait()
         } onCancel: { [weak connection] in
             connection?.cancel(exchange)
         }

@@ -73,26 +73,16 @@ public final class HTTPClient: Sendable {
     /// `Data` on: the response's `body` is empty and `data` holds the body, never copied.
     ///
     /// - Throws: as `execute(_:options:)`.
-    /// Runs in the caller's isolation: a caller already on the loop (`Fiber`'s
-    /// pipeline) crosses no executor; any other is moved to the loop first.
-    ///
-    /// - Throws: as `execute(_:options:)`.
-    package nonisolated(nonsending) func executeCollectingData(
-        _ request: HTTPClientRequest, options: RequestOptions, on preferred: EventLoop?
-    ) async throws -> (response: HTTPClientResponse, data: Data) {
+    package func executeCollectingData(_ request: HTTPClientRequest, options: RequestOptions, on preferred: EventLoop?)
+        async throws -> (response: HTTPClientResponse, data: Data) {
         try check(options)
         let loop = self.loop(preferring: preferred)
-        if loop.inEventLoop { return try await collectingData(request, options: options, on: loop) }
-        return try await loop.withPreference { try await self.collectingData(request, options: options, on: loop) }
-    }
-
-    private nonisolated(nonsending) func collectingData(_ request: HTTPClientRequest, options: RequestOptions,
-                                                        on loop: EventLoop) async throws
-        -> (response: HTTPClientResponse, data: Data) {
-        try await run(request, options: options, on: loop, collectingAs: .data) { response, target, redirects, _ in
-            (HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
-                                body: [], timing: response.timing, target: target, redirectCount: redirects),
-             response.body.data)
+        return try await loop.withPreference {
+            try await self.run(request, options: options, on: loop, collectingAs: .data) { response, target, redirects, _ in
+                (HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
+                                    body: [], timing: response.timing, target: target, redirectCount: redirects),
+                 response.body.data)
+            }
         }
     }
 
@@ -104,26 +94,21 @@ public final class HTTPClient: Sendable {
         try await stream(request, options: options, on: nil)
     }
 
-    /// `stream` on `loop`, as `execute(_:options:on:)`, in the caller's
-    /// isolation as `executeCollectingData`.
+    /// `stream` on `loop`, as `execute(_:options:on:)`.
     ///
     /// - Throws: as `stream(_:options:)`.
-    package nonisolated(nonsending) func stream(_ request: HTTPClientRequest, options: RequestOptions,
-                                                on preferred: EventLoop?) async throws -> HTTPClientStreamingResponse {
+    package func stream(_ request: HTTPClientRequest, options: RequestOptions, on preferred: EventLoop?) async throws
+        -> HTTPClientStreamingResponse {
         try check(options)
         let loop = self.loop(preferring: preferred)
-        if loop.inEventLoop { return try await streaming(request, options: options, on: loop) }
-        return try await loop.withPreference { try await self.streaming(request, options: options, on: loop) }
-    }
-
-    private nonisolated(nonsending) func streaming(_ request: HTTPClientRequest, options: RequestOptions,
-                                                   on loop: EventLoop) async throws -> HTTPClientStreamingResponse {
-        try await run(request, options: options, on: loop, streaming: true) { response, target, redirects, decoder in
-            var body = response.stream!
-            if let decoder { body = body.inflating(with: decoder) }
-            return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
-                                               headers: response.head.headers, body: body, timing: response.timing,
-                                               target: target, redirectCount: redirects)
+        return try await loop.withPreference {
+            try await self.run(request, options: options, on: loop, streaming: true) { response, target, redirects, decoder in
+                var body = response.stream!
+                if let decoder { body = body.inflating(with: decoder) }
+                return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
+                                                   headers: response.head.headers, body: body, timing: response.timing,
+                                                   target: target, redirectCount: redirects)
+            }
         }
     }
 
@@ -159,9 +144,9 @@ public final class HTTPClient: Sendable {
 
     // MARK: The exchange loop: redirects, one retry on a stale connection
 
-    private nonisolated(nonsending) func run<R>(
+    private func run<R>(
         _ original: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, streaming: Bool = false,
-        collectingAs form: CollectedBody.Form = .bytes, finish: (HTTP1Connection.Response, HTTPTarget, Int, Inflater?) throws -> R
+        collectingAs form: CollectedBody.Form = .bytes, finish: (HTTP1Connection.Response, HTTPTarget, Int, Inflater?) async throws -> R
     ) async throws -> R {
         let start = ContinuousClock.now
         var deadline = (options.timeout ?? configuration.requestTimeout).map { start + $0 }
@@ -197,14 +182,14 @@ public final class HTTPClient: Sendable {
                     try inflater.finish()
                     response.body = inflated
                 }
-                return try finish(response, request.target, redirects, decoder)
+                return try await finish(response, request.target, redirects, decoder)
             }
         } catch {
             throw HTTPClientError.wrapping(error, url: request.target.description)
         }
     }
 
-    private nonisolated(nonsending) func attempt(
+    private func attempt(
         _ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, start: ContinuousClock.Instant,
         deadline: ContinuousClock.Instant?, streaming: Bool, form: CollectedBody.Form
     ) async throws -> HTTP1Connection.Response {
@@ -239,7 +224,7 @@ public final class HTTPClient: Sendable {
     /// the loop thread and reaches the pool and the connection synchronously
     /// (`onLoop`): with a connection idle and the body in memory, a request
     /// suspends once, for its response, and never hops between executors.
-    private nonisolated(nonsending) func exchange(
+    private func exchange(
         _ prepared: PreparedRequest, key: ConnectionPool.Key, mode: HTTP1Connection.BodyMode, bounds: ExchangeBounds,
         start: ContinuousClock.Instant, on pool: ConnectionPool
     ) async throws -> HTTP1Connection.Response {
@@ -266,8 +251,7 @@ public final class HTTPClient: Sendable {
         preconditionFailure("unreachable: the second attempt returns or throws")
     }
 
-    private nonisolated(nonsending) func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop)
-        async throws -> PreparedRequest {
+    private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
         var body: PreparedRequest.Body?
         var length: Int?
         switch request.body?.source {
