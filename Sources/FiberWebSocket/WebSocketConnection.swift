@@ -25,8 +25,15 @@ public actor WebSocketConnection: FiberWebSocket {
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
 
-    /// The header fields of the server's 101, once connected.
-    nonisolated var upgradeHeaders: HTTPHeaders { shared.withLock { $0.upgradeHeaders } }
+    /// The header fields of the server's 101, once connected, handed over
+    /// once (to the pipeline that opened the connection): a connection does
+    /// not keep them for its whole life.
+    nonisolated func takeUpgradeHeaders() -> HTTPHeaders {
+        shared.withLock { shared in
+            defer { shared.upgradeHeaders = HTTPHeaders() }
+            return shared.upgradeHeaders
+        }
+    }
 
     struct Shared {
         var state = WebSocketState.connecting

@@ -70,7 +70,7 @@ final class WebSocketUpgradeTransport: FiberTransport {
             throw error.fiberError
         }
         record(.opened(connection))
-        return (Data(), TransportResponse(statusCode: 101, headers: connection.upgradeHeaders, url: request.url))
+        return (Data(), TransportResponse(statusCode: 101, headers: connection.takeUpgradeHeaders(), url: request.url))
     }
 
     /// The connection the pipeline's handshake opened, once the pipeline returned `response`.
