@@ -122,7 +122,7 @@ public actor SocketStream: LoopIsolated {
         return queue
     }
 
-    /// The queue when it exists (tests look at its waiter).
+    /// The queue when it exists (nil before the first bytes or `read()`, and once reads go in place).
     var existingReadQueue: ReadQueue? {
         if case .buffered(let queue) = reader { queue } else { nil }
     }
