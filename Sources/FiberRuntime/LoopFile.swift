@@ -1,4 +1,5 @@
 import CLibUV
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,13 +8,23 @@ import Glibc
 /// libuv's thread pool: the loop never blocks on the disk. Upload bodies
 /// stream from it in 64 KiB pieces, never whole into memory.
 final class LoopFile: Sendable {
+    /// The path it was opened from, for messages.
+    let path: String
     /// The size when opened, in bytes.
     let size: Int
     private let descriptor: Int32
+    /// Set by the first `close`: a file dropped unclosed (a body whose sending stopped
+    /// half-way) is closed by `deinit` instead, so no descriptor outlives its file.
+    private let closed = Atomic(false)
 
-    private init(descriptor: Int32, size: Int) {
+    private init(path: String, descriptor: Int32, size: Int) {
+        self.path = path
         self.descriptor = descriptor
         self.size = size
+    }
+
+    deinit {
+        if !closed.load(ordering: .acquiring) { Glibc.close(descriptor) }
     }
 
     /// Opens `path` for reading and measures it.
@@ -27,22 +38,37 @@ final class LoopFile: Sendable {
             let size = try await fs(on: loop, operation: "fstat \(path)") { req, cb in
                 uv_fs_fstat(loop.uvLoop, req, uv_file(fd), cb)
             } result: { Int($0.pointee.statbuf.st_size) }
-            return LoopFile(descriptor: Int32(fd), size: size)
+            return LoopFile(path: path, descriptor: Int32(fd), size: size)
         } catch {
-            await LoopFile(descriptor: Int32(fd), size: 0).close(on: loop)
+            await LoopFile(path: path, descriptor: Int32(fd), size: 0).close(on: loop)
             throw error
         }
     }
 
+    /// The size of the file at `path`, without opening it.
+    ///
+    /// - Throws: `TransportError` with the system's reason and `operation` `stat`.
+    static func size(of path: String, on loop: EventLoop) async throws -> Int {
+        try await fs(on: loop, operation: "stat \(path)") { req, cb in
+            uv_fs_stat(loop.uvLoop, req, path, cb)
+        } result: { Int($0.pointee.statbuf.st_size) }
+    }
+
     /// The file's bytes from the start, as chunks of at most `chunkSize`.
     func chunks(on loop: EventLoop, chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<[UInt8], any Error> {
-        let fd = descriptor
         var offset = 0
         return AsyncThrowingStream {
-            let chunk = try await Self.read(fd, at: offset, count: chunkSize, on: loop)
+            let chunk = try await self.read(at: offset, count: chunkSize, on: loop)
             offset += chunk.count
             return chunk.isEmpty ? nil : chunk
         }
+    }
+
+    /// Up to `count` bytes at `offset`; empty at the end of the file.
+    ///
+    /// - Throws: `TransportError` with the system's reason and `operation` `read`.
+    func read(at offset: Int, count: Int, on loop: EventLoop) async throws -> [UInt8] {
+        try await Self.read(descriptor, at: offset, count: count, on: loop)
     }
 
     /// The whole file at `path`, for small files (certificates, keys).
@@ -67,6 +93,7 @@ final class LoopFile: Sendable {
 
     /// Closes the file; errors are ignored (nothing useful can follow them).
     func close(on loop: EventLoop) async {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = try? await Self.fs(on: loop, operation: "close") { req, cb in
             uv_fs_close(loop.uvLoop, req, uv_file(self.descriptor), cb)
         } result: { _ in 0 }

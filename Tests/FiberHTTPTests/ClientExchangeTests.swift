@@ -129,7 +129,7 @@ struct ClientExchangeTests {
             #expect(server.lastRequest?.body == content)
             let sent = progress.withLock { $0 }
             #expect(sent.last == 300_000 && sent == sent.sorted())
-            await expectHTTPError(.transport) {
+            await expectHTTPError(.requestBody) {
                 _ = try await client.execute(HTTPClientRequest(url: server.url("/echo"), method: "POST", body: .file(path: "/nonexistent/file")))
             }
         }
@@ -138,7 +138,7 @@ struct ClientExchangeTests {
     @Test func mismatchedStreamLengthFailsTheRequest() async throws {
         try await withClient { client, server in
             server.route("POST", "/echo") { _ in .ok() }
-            await expectHTTPError(.unsupported) {
+            await expectHTTPError(.requestBody) {
                 _ = try await client.execute(HTTPClientRequest(url: server.url("/echo"), method: "POST",
                                                                body: .stream(length: 100) { [[1, 2, 3]].async }))
             }

@@ -205,7 +205,7 @@ struct UploadInteropTests {
     @Test func streamShorterThanItsDeclaredLengthFails() async throws {
         try await withNginx(server: Self.server) { nginx in
             try await withClient(configure: { $0.readIdleTimeout = .seconds(5) }) { client in
-                await expectClientError(.unsupported) {
+                await expectClientError(.requestBody) {
                     try await client.execute(request(
                         nginx.url("/upload/short.bin"), method: "POST",
                         body: .stream(length: 1000) { chunks(of: [UInt8](repeating: 1, count: 500), size: 100) }))
@@ -230,7 +230,7 @@ struct UploadInteropTests {
             try await withClient { client in
                 let smuggled = Array("PUT /store/smuggled.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nbad".utf8)
                 let declared = Array("hello".utf8)
-                await expectClientError(.unsupported) {
+                await expectClientError(.requestBody) {
                     try await client.execute(request(
                         nginx.url("/upload/first.bin"), method: "POST",
                         body: .stream(length: declared.count) { chunks(of: declared + smuggled, size: 1 << 20) }))

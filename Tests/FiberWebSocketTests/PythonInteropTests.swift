@@ -1,52 +1,22 @@
+import FiberTesting
 import FiberWebSocket
 import Foundation
 import Testing
 
 /// A Python `websockets` server (Scripts/ws_echo_server.py) on 127.0.0.1, stopped by PID.
-final class PythonWebSocketServer: Sendable {
-    let process: Process
-    let port: Int
+extension PythonPeer {
+    static let webSocketsAvailable = PythonPeer.canImport("websockets")
 
-    static let isAvailable: Bool = {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import websockets"]
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch { return false }
-        p.waitUntilExit()
-        return p.terminationStatus == 0
-    }()
-
-    init(_ extra: [String] = []) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Scripts/ws_echo_server.py").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "0"] + extra
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        // The script prints its port once it listens: reading that line orders the test after it.
-        var line = Data()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) { line += byte }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            process.terminate()
-            throw WebSocketError(.transport, "the Python server did not start")
-        }
-        self.port = port
-    }
-
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    static func webSocketServer(_ extra: [String] = []) throws -> PythonPeer {
+        try PythonPeer(script: "ws_echo_server.py", arguments: extra)
     }
 }
 
-@Suite("Interop with Python websockets", .enabled(if: PythonWebSocketServer.isAvailable), .timeLimit(.minutes(1)))
+@Suite("Interop with Python websockets", .enabled(if: PythonPeer.webSocketsAvailable), .timeLimit(.minutes(1)))
 struct PythonInteropTests {
     @Test(arguments: [nil, PerMessageDeflate(), PerMessageDeflate(clientNoContextTakeover: true, serverNoContextTakeover: true)])
     func echoesThroughPython(compression: PerMessageDeflate?) async throws {
-        let server = try PythonWebSocketServer()
+        let server = try PythonPeer.webSocketServer()
         defer { server.stop() }
         var configuration = quietConfiguration()
         configuration.compression = compression
@@ -70,14 +40,14 @@ struct PythonInteropTests {
     }
 
     @Test func reportsPythonsCloseCodeAndReason() async throws {
-        let server = try PythonWebSocketServer()
+        let server = try PythonPeer.webSocketServer()
         defer { server.stop() }
         let events = await allEvents(WebSocketClient.connect(to: "ws://127.0.0.1:\(server.port)/close4000", configuration: quietConfiguration()))
         #expect(events == [.connected, .disconnected(code: 4000, reason: "python says bye")])
     }
 
     @Test func negotiatesPythonsSubprotocol() async throws {
-        let server = try PythonWebSocketServer(["--subprotocol"])
+        let server = try PythonPeer.webSocketServer(["--subprotocol"])
         defer { server.stop() }
         let ws = try await WebSocketClient.open("ws://127.0.0.1:\(server.port)/", subprotocols: ["chat.v1", "chat.v2"],
                                                 configuration: quietConfiguration())

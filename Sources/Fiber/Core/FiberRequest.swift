@@ -25,8 +25,14 @@ public struct FiberRequest: Sendable {
     public internal(set) var httpMethod: HTTPMethod
     /// The header fields (ordered, case-insensitive names).
     public internal(set) var headers: HTTPHeaders
-    /// The body, if any.
+    /// The body, if it is in memory.
     public internal(set) var body: Data?
+    /// The body, if it is read as it is sent (a file, a stream, a multipart form):
+    /// set instead of `body` by `body(_:contentType:)` with an `HTTPRequestBody`,
+    /// `body(fileAt:contentType:)` and `multipartBody(_:)`.
+    public internal(set) var bodyStream: HTTPRequestBody?
+    /// Called as the body goes out (see `onUploadProgress(every:_:)`); never sent.
+    var uploadProgress: UploadProgressReporter?
     /// The longest the whole request may take, in seconds (nil: the client's timeout, if any).
     public internal(set) var timeout: TimeInterval?
     /// Free-form values for interceptors (`.meta("cache", "skip")`); never sent.
@@ -176,6 +182,7 @@ extension FiberRequest {
     public func body(_ data: Data, contentType: String? = nil) -> FiberRequest {
         var copy = self
         copy.body = data
+        copy.bodyStream = nil
         if let contentType { copy.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
         return copy
     }
@@ -189,6 +196,7 @@ extension FiberRequest {
     public func removingBody() -> FiberRequest {
         var copy = self
         copy.body = nil
+        copy.bodyStream = nil
         return copy
     }
 
@@ -229,7 +237,8 @@ enum QueryEncoding {
 extension FiberRequest: CustomReflectable {
     /// What a printed request shows: the parts a caller sets, the URL as its text.
     public var customMirror: Mirror {
-        Mirror(self, children: ["url": location.text, "httpMethod": httpMethod, "headers": headers, "body": body as Any,
+        Mirror(self, children: ["url": location.text, "httpMethod": httpMethod, "headers": headers,
+                                "body": bodyStream.map { $0 as Any } ?? body as Any,
                                 "timeout": timeout as Any, "metadata": metadata], displayStyle: .struct)
     }
 }

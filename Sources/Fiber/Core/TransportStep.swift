@@ -14,6 +14,7 @@ struct TransportStep: Sendable {
         let start = MonotonicTime.now()
         do {
             let (data, head) = try await transport.send(outgoing)
+            sent.uploadProgress?.finish()
             return response(data: data, head: head, request: sent, since: start)
         } catch {
             throw FiberError(transportFailure: error)
@@ -25,6 +26,7 @@ struct TransportStep: Sendable {
         let start = MonotonicTime.now()
         do {
             let (body, head) = try await transport.stream(outgoing)
+            sent.uploadProgress?.finish()
             var response = response(data: Data(), head: head, request: sent, since: start)
             response.stream = body
             return response
@@ -40,9 +42,11 @@ struct TransportStep: Sendable {
         // A request an interceptor made anew carries no trace ID: the task's is bound then.
         if request.traceID.isEmpty { request.traceID = TraceContext.traceID }
         if configuration.propagatesTraceContext { addTraceHeaders(to: &request.headers, traceID: request.traceID) }
-        let outgoing = TransportRequest(location: request.location, httpMethod: request.httpMethod.rawValue,
+        var outgoing = TransportRequest(location: request.location, httpMethod: request.httpMethod.rawValue,
                                         headers: request.headers, httpBody: request.body,
                                         deadlineReading: request.deadlineReading, eventLoop: request.eventLoop)
+        if let stream = request.bodyStream { outgoing.httpBodyStream = stream }
+        if let reporter = request.uploadProgress { outgoing.uploadProgress = { reporter.record($0, of: $1) } }
         return (request, outgoing)
     }
 

@@ -47,6 +47,10 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
         guard let lowest = lowestLevelKept() else { return try await next(request) }
         emit(.info, lowest) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
         details(headers: request.headers, body: logBody ? request.body : nil, lowest)
+        if logBody, lowest == .debug, let stream = request.bodyStream {
+            // A streamed body is not read to be logged: only its size, when known.
+            emit(.debug, lowest) { _ in "  Body: streamed, \(stream.knownLength.map { "\($0) bytes" } ?? "length unknown")" }
+        }
         let start = MonotonicTime.now()
         do {
             let response = try await next(request)

@@ -47,7 +47,7 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
     private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: MonotonicTime,
                          _ timestamp: Date?, success: Bool) -> RequestMetrics? {
         let durationMs = (MonotonicTime.now() - start).seconds * 1000
-        let requestSize = request.body?.count ?? 0
+        let requestSize = request.knownBodyLength ?? 0
         if let reporter {
             reporter.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
                             responseSize: responseSize, durationMs: durationMs, success: success)

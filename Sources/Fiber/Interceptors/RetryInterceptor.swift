@@ -11,6 +11,10 @@ import Foundation
 /// It never sleeps past the request's deadline: when the next delay would end
 /// after it, the last response is returned (or the last error thrown) at once.
 /// Cancellation stops it at once with `CancellationError` (`.cancelled` for the caller).
+///
+/// A request whose body is a stream read once (`HTTPRequestBody.isReplayable`
+/// false) is never retried: its body cannot be sent again. Files, bodies in
+/// memory and streams made by a function are.
 public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// `"retry"`.
     public let name = "retry"
@@ -61,8 +65,11 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    /// True when `request` is never retried (no retries, or a method that is not retryable).
-    func passesOn(_ request: FiberRequest) -> Bool { maxRetries == 0 || !retryableMethodList.contains(request.httpMethod) }
+    /// True when `request` is never retried (no retries, a method that is not retryable,
+    /// or a body that cannot be sent again).
+    func passesOn(_ request: FiberRequest) -> Bool {
+        maxRetries == 0 || !retryableMethodList.contains(request.httpMethod) || request.bodyStream?.isReplayable == false
+    }
 
     /// A request that is never retried needs nothing of this step.
     func handleAtOnce(_ request: FiberRequest) -> Bool { passesOn(request) }

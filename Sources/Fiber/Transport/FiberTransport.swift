@@ -59,6 +59,9 @@ public struct TransportRequest: Sendable {
     /// A body sent as it is read, from an `AsyncSequence` of byte chunks or
     /// a file, instead of `httpBody`.
     public var httpBodyStream: HTTPRequestBody?
+    /// Called by the transport as the body goes out, with the bytes sent and the
+    /// total when known (the request's `onUploadProgress`, at a bounded rate).
+    public var uploadProgress: (@Sendable (_ sent: Int, _ total: Int?) -> Void)?
     /// When the request must be done by, if it has a deadline: one instant
     /// from the caller's timeout down to the socket's timer.
     public var deadline: ContinuousClock.Instant? {

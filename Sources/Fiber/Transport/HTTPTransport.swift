@@ -52,6 +52,7 @@ public struct HTTPTransport: FiberTransport {
     private func options(_ request: TransportRequest) -> HTTPClient.RequestOptions {
         var options = HTTPClient.RequestOptions()
         options.deadlineReading = request.deadlineReading
+        options.uploadProgress = request.uploadProgress
         return options
     }
 

@@ -96,7 +96,7 @@ actor HTTP1Connection: LoopIsolated {
         case .data(let data)?:
             // Head and body in one vectored write, read in place: what the kernel does not take is copied then.
             request.head.withUnsafeBytes { head in data.withUnsafeBytes { body in sendNow([head, body], request, in: exchange) } }
-        case .stream?, .file?: break
+        case .streamed?: break
         }
         return exchange
     }
@@ -176,10 +176,8 @@ actor HTTP1Connection: LoopIsolated {
             rules.wroteRequestBytes(exchange.id)
             let whole: Bool
             switch request.body {
-            case .stream(let length, let makeChunks)?:
-                whole = try await sendChunks(makeChunks(), chunked: length == nil, total: length, request: request, exchange: exchange)
-            case .file(let file)?:
-                whole = try await sendChunks(file.chunks(on: loop), chunked: false, total: file.size, request: request, exchange: exchange)
+            case .streamed(let chunks, let length)?:
+                whole = try await sendChunks(chunks, chunked: length == nil, total: length, request: request, exchange: exchange)
             case nil, .bytes?, .data?:
                 preconditionFailure("a body in memory is sent by sendNow")
             }
@@ -224,7 +222,7 @@ actor HTTP1Connection: LoopIsolated {
             guard !chunk.isEmpty else { continue }
             // Checked before writing: bytes past the declared length would be read by the server as a next request.
             if let total, sent + chunk.count > total {
-                throw HTTPClientError(.unsupported, "the body stream yielded more than its declared \(total) bytes")
+                throw HTTPClientError(.requestBody, "the body stream yielded more than its declared \(total) bytes")
             }
             if chunked {
                 try await stream.write(contentsOf: HTTP1RequestSerializer.chunk(chunk))
@@ -237,7 +235,7 @@ actor HTTP1Connection: LoopIsolated {
         if chunked {
             try await stream.write(HTTP1RequestSerializer.lastChunk)
         } else if let total, sent != total {
-            throw HTTPClientError(.unsupported, "the body stream yielded \(sent) bytes, not its declared \(total)")
+            throw HTTPClientError(.requestBody, "the body stream yielded \(sent) bytes, not its declared \(total)")
         }
         return true
     }

@@ -194,7 +194,6 @@ public final class HTTPClient: Sendable {
         deadline: ContinuousClock.Instant?, streaming: Bool, form: CollectedBody.Form
     ) async throws -> HTTP1Connection.Response {
         let prepared = try await prepare(request, options: options, on: loop)
-        defer { if case .file(let file)? = prepared.body { Task { await file.close(on: loop) } } }
         let pool = pools[ObjectIdentifier(loop)]!
         let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
                                      tls: request.target.isSecure ? configuration.tls : nil)
@@ -242,9 +241,9 @@ public final class HTTPClient: Sendable {
                 }
                 switch prepared.body {
                 case nil, .bytes?, .data?: return try await HTTP1Connection.response(to: exchange, on: connection)
-                case .stream?, .file?: return try await connection.upload(prepared, for: exchange)
+                case .streamed?: return try await connection.upload(prepared, for: exchange)
                 }
-            } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 {
+            } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 && !prepared.bodyIsSpent {
                 continue
             }
         }
@@ -254,21 +253,21 @@ public final class HTTPClient: Sendable {
     private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
         var body: PreparedRequest.Body?
         var length: Int?
-        switch request.body?.source {
-        case nil: break
-        case .bytes(let bytes)?: body = .bytes(bytes); length = bytes.count
-        case .data(let data)?: body = .data(data); length = data.count
-        case .stream(let n, let make)?: body = .stream(length: n, make); length = n
-        case .file(let path)?:
-            let file = try await LoopFile.open(path, on: loop)
-            body = .file(file)
-            length = file.size
+        if let given = request.body {
+            switch given.source {
+            case .bytes(let bytes): body = .bytes(bytes); length = bytes.count
+            case .data(let data): body = .data(data); length = data.count
+            case .stream, .file, .parts:
+                let (chunks, n) = try await given.chunks(on: loop)
+                body = .streamed(chunks, length: n)
+                length = n
+            }
         }
         let acceptEncoding = configuration.decompression && request.method != "HEAD" ? "gzip, deflate" : nil
         let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
                                                    bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
         return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,
-                               head: head.bytes, body: body, uploadProgress: options.uploadProgress,
+                               head: head.bytes, body: body, source: request.body, uploadProgress: options.uploadProgress,
                                downloadProgress: options.downloadProgress)
     }
 }

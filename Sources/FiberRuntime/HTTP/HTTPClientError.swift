@@ -46,6 +46,11 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Kind("cancelled")
         /// A request the client cannot send (unsupported body, upgrade, …).
         public static let unsupported = Kind("unsupported request")
+        /// The request body could not be sent as given: a file missing or unreadable
+        /// (`detail` names it), a file whose size changed while it was sent, a stream
+        /// that threw or yielded other than its declared length, a stream read once
+        /// asked to be sent again.
+        public static let requestBody = Kind("request body failed")
     }
 
     /// What went wrong.

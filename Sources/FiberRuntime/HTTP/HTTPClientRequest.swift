@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A request for `HTTPClient`: method, URL, headers and body.
 public struct HTTPClientRequest: Sendable {
@@ -36,16 +37,32 @@ public struct HTTPClientRequest: Sendable {
     }
 }
 
-/// The body of a request.
+/// The body of a request: bytes in memory, a stream of chunks, a file, or a
+/// sequence of those sent one after the other (a multipart form).
+///
+/// A body is *replayable* when it can be sent again from its start: bytes,
+/// files, streams made by a function (called once per attempt) and sequences
+/// of replayable parts are. A stream given as a sequence (`stream(length:once:)`)
+/// is read once: a redirect that would send it again (307, 308) is not
+/// followed, its 3xx is the response, and a request is not retried on a new
+/// connection once its reading began.
 public struct HTTPRequestBody: Sendable {
     enum Source: Sendable {
         case bytes([UInt8])
         case data(Data)
         case stream(length: Int?, @Sendable () -> AnyByteChunks)
         case file(path: String)
+        case parts([HTTPRequestBody])
     }
 
     let source: Source
+    /// Set for a stream read once: whether its reading began.
+    let oneShot: OneShotChunks?
+
+    private init(source: Source, oneShot: OneShotChunks? = nil) {
+        self.source = source
+        self.oneShot = oneShot
+    }
 
     /// A body from bytes in memory.
     public static func bytes(_ bytes: [UInt8]) -> HTTPRequestBody { HTTPRequestBody(source: .bytes(bytes)) }
@@ -58,16 +75,89 @@ public struct HTTPRequestBody: Sendable {
 
     /// A body streamed from an async sequence of chunks: sent with `Content-Length`
     /// when `length` is known, else chunked. `makeChunks` is called once per attempt
-    /// (a redirect or retry that resends the body calls it again).
+    /// (a redirect or retry that resends the body calls it again), so the body is replayable.
     public static func stream<S: AsyncSequence & Sendable>(
         length: Int? = nil, _ makeChunks: @escaping @Sendable () -> S
     ) -> HTTPRequestBody where S.Element == [UInt8] {
         HTTPRequestBody(source: .stream(length: length) { AnyByteChunks(makeChunks()) })
     }
 
+    /// A body streamed from `chunks`, which is read once: not replayable (see the type's
+    /// overview). Sent with `Content-Length` when `length` is known, else chunked.
+    public static func stream<S: AsyncSequence & Sendable>(length: Int? = nil, once chunks: S) -> HTTPRequestBody
+        where S.Element == [UInt8] {
+        let oneShot = OneShotChunks(AnyByteChunks(chunks))
+        return HTTPRequestBody(source: .stream(length: length) { oneShot.take() }, oneShot: oneShot)
+    }
+
     /// A body read from the file at `path` in 64 KiB pieces through libuv's
     /// file-system calls (never whole into memory), sent with its size as `Content-Length`.
+    /// A file that is missing or unreadable, or whose size changes while it is sent,
+    /// fails the request with `HTTPClientError` `.requestBody` naming the path.
     public static func file(path: String) -> HTTPRequestBody { HTTPRequestBody(source: .file(path: path)) }
+
+    /// `parts` sent one after the other as one body: with `Content-Length` when every
+    /// part's length is known when the request starts (files are measured then), else chunked.
+    /// Replayable when every part is.
+    public static func concatenating(_ parts: [HTTPRequestBody]) -> HTTPRequestBody {
+        HTTPRequestBody(source: .parts(parts))
+    }
+
+    /// Whether the body can be sent again from its start (see the type's overview).
+    public var isReplayable: Bool {
+        switch source {
+        case .parts(let parts): parts.allSatisfy(\.isReplayable)
+        default: oneShot == nil
+        }
+    }
+
+    /// The length in bytes when known without reading anything: the size of bytes in
+    /// memory, the declared length of a stream, the sum over parts; nil for a file
+    /// (measured when the request starts) or a stream of unknown length.
+    public var knownLength: Int? {
+        switch source {
+        case .bytes(let bytes): bytes.count
+        case .data(let data): data.count
+        case .stream(let length, _): length
+        case .file: nil
+        case .parts(let parts):
+            parts.reduce(0 as Int?) { sum, part in sum.flatMap { s in part.knownLength.map { s + $0 } } }
+        }
+    }
+
+    /// Whether a one-shot stream in the body has begun to be read (it cannot be sent again).
+    var isSpent: Bool {
+        switch source {
+        case .parts(let parts): parts.contains(where: \.isSpent)
+        default: oneShot?.isTaken ?? false
+        }
+    }
+}
+
+/// The chunks of a one-shot stream body, handed out once.
+final class OneShotChunks: Sendable {
+    private let chunks: AnyByteChunks
+    private let taken = Atomic(false)
+
+    init(_ chunks: AnyByteChunks) { self.chunks = chunks }
+
+    var isTaken: Bool { taken.load(ordering: .acquiring) }
+
+    /// The chunks the first time; afterwards a sequence that fails with `.requestBody`.
+    func take() -> AnyByteChunks {
+        guard taken.exchange(true, ordering: .acquiringAndReleasing) else { return chunks }
+        return AnyByteChunks(SpentChunks())
+    }
+
+    private struct SpentChunks: AsyncSequence, Sendable {
+        typealias Element = [UInt8]
+        struct AsyncIterator: AsyncIteratorProtocol {
+            mutating func next() async throws -> [UInt8]? {
+                throw HTTPClientError(.requestBody, "a body stream that is read once cannot be sent again")
+            }
+        }
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+    }
 }
 
 /// A type-erased async sequence of byte chunks.

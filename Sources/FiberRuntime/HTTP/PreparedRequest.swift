@@ -5,15 +5,15 @@ struct PreparedRequest: Sendable {
     enum Body: Sendable {
         case bytes([UInt8])
         case data(Data)
-        case stream(length: Int?, @Sendable () -> AnyByteChunks)
-        case file(LoopFile)
+        /// Read as it is sent (streams, files, parts), `length` bytes when known.
+        case streamed(RequestBodyChunks, length: Int?)
 
-        /// The length of a body in memory; nil for a stream or a file.
+        /// The length of a body in memory; nil for one read as it is sent.
         var lengthInMemory: Int? {
             switch self {
             case .bytes(let bytes): bytes.count
             case .data(let data): data.count
-            case .stream, .file: nil
+            case .streamed: nil
             }
         }
     }
@@ -23,8 +23,13 @@ struct PreparedRequest: Sendable {
     let isIdempotent: Bool
     let head: [UInt8]
     let body: Body?
+    /// The body as given, which says whether it may be sent again.
+    let source: HTTPRequestBody?
     let uploadProgress: (@Sendable (Int, Int?) -> Void)?
     let downloadProgress: (@Sendable (Int, Int?) -> Void)?
+
+    /// Whether a body read once has begun to be read: the request cannot be sent again.
+    var bodyIsSpent: Bool { source?.isSpent ?? false }
 
     /// For error messages only (built when needed).
     var url: String { target.description }

@@ -44,6 +44,8 @@ public struct RedirectPolicy: Sendable, Hashable {
             next.body = nil
             for name in ["Content-Type", "Content-Length", "Content-Encoding", "Transfer-Encoding"] { next.headers.remove(name: name) }
         }
+        // A body read once cannot go again: the 3xx is the answer (as Go's client does without `GetBody`).
+        if let body = next.body, !body.isReplayable { return nil }
         if target.origin != request.target.origin {
             for name in ["Authorization", "Cookie", "Proxy-Authorization"] { next.headers.remove(name: name) }
         }

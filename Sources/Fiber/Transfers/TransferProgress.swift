@@ -1,0 +1,77 @@
+import FiberRuntime
+import Synchronization
+
+/// How far a transfer is: bytes moved so far, the total when known, and the rate.
+public struct TransferProgress: Sendable, Equatable {
+    /// Bytes sent (an upload) or received (a download) so far.
+    public var bytes: Int
+    /// The whole size, when known (`Content-Length`, a file's size).
+    public var total: Int?
+    /// Bytes a second since the transfer started.
+    public var bytesPerSecond: Double
+
+    /// A progress value from its parts.
+    public init(bytes: Int, total: Int?, bytesPerSecond: Double) {
+        self.bytes = bytes
+        self.total = total
+        self.bytesPerSecond = bytesPerSecond
+    }
+
+    /// `bytes ÷ total` in 0...1, when the total is known (1 for an empty transfer).
+    public var fraction: Double? {
+        total.map { $0 == 0 ? 1 : min(1, Double(bytes) / Double($0)) }
+    }
+}
+
+/// Turns the transport's count after every chunk into reports at a bounded rate:
+/// the first chunk, then at most one an `interval`, and the last count always.
+final class UploadProgressReporter: Sendable {
+    private struct State {
+        var start: MonotonicTime?
+        var lastReport: MonotonicTime?
+        var latest: (bytes: Int, total: Int?)?
+        var reported = -1
+    }
+
+    private let interval: Duration
+    private let report: @Sendable (TransferProgress) -> Void
+    private let state = Mutex(State())
+
+    init(interval: Duration, report: @escaping @Sendable (TransferProgress) -> Void) {
+        self.interval = interval
+        self.report = report
+    }
+
+    /// Records `bytes` of `total` out; reports it when due.
+    func record(_ bytes: Int, of total: Int?) {
+        let now = MonotonicTime.now()
+        let due: TransferProgress? = state.withLock { s in
+            let start = s.start ?? now
+            s.start = start
+            s.latest = (bytes, total)
+            let complete = total.map { bytes >= $0 } ?? false
+            guard complete || s.lastReport.map({ now - $0 >= interval }) ?? true else { return nil }
+            s.lastReport = now
+            s.reported = bytes
+            return Self.progress(bytes, total, since: start, now: now)
+        }
+        if let due { report(due) }
+    }
+
+    /// The request is done: reports the last count if it was held back.
+    func finish() {
+        let now = MonotonicTime.now()
+        let due: TransferProgress? = state.withLock { s in
+            guard let latest = s.latest, let start = s.start, latest.bytes != s.reported else { return nil }
+            s.reported = latest.bytes
+            return Self.progress(latest.bytes, latest.total, since: start, now: now)
+        }
+        if let due { report(due) }
+    }
+
+    private static func progress(_ bytes: Int, _ total: Int?, since start: MonotonicTime, now: MonotonicTime)
+        -> TransferProgress {
+        let seconds = (now - start).seconds
+        return TransferProgress(bytes: bytes, total: total, bytesPerSecond: seconds > 0 ? Double(bytes) / seconds : 0)
+    }
+}
