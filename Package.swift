@@ -97,7 +97,7 @@ let package = Package(
         ),
         .testTarget(name: "FiberWebSocketTests", dependencies: ["FiberWebSocket", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberSharingTests", dependencies: ["FiberSharing", "Fiber", "FiberTesting", "FiberRuntime"]),
-        .testTarget(name: "FiberInteropTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,14 +4,26 @@ import Synchronization
 import Glibc
 #endif
 
-/// A file opened for reading through libuv's file-system calls, which run on
+/// A file read or written through libuv's file-system calls, which run on
 /// libuv's thread pool: the loop never blocks on the disk. Upload bodies
-/// stream from it in 64 KiB pieces, never whole into memory.
-final class LoopFile: Sendable {
+/// stream from it in 64 KiB pieces, never whole into memory, and downloads
+/// are written with it.
+///
+/// Every call names the loop whose thread pool does the work. A file is
+/// closed by `close(on:)`, or when the last reference to it goes.
+public final class LoopFile: Sendable {
+    /// How a file is opened.
+    public enum Mode: Sendable {
+        /// For reading; the file must exist.
+        case reading
+        /// For writing, created (mode 0644) when missing; emptied first when `truncating`.
+        case writing(truncating: Bool)
+    }
+
     /// The path it was opened from, for messages.
-    let path: String
+    public let path: String
     /// The size when opened, in bytes.
-    let size: Int
+    public let size: Int
     private let descriptor: Int32
     /// Set by the first `close`: a file dropped unclosed (a body whose sending stopped
     /// half-way) is closed by `deinit` instead, so no descriptor outlives its file.
@@ -27,12 +39,16 @@ final class LoopFile: Sendable {
         if !closed.load(ordering: .acquiring) { Glibc.close(descriptor) }
     }
 
-    /// Opens `path` for reading and measures it.
+    /// Opens `path` (for reading unless `mode` says otherwise) and measures it.
     ///
-    /// - Throws: `TransportError` with the system's reason (`ENOENT`, `EACCES`, …) and `operation` `open`.
-    static func open(_ path: String, on loop: EventLoop) async throws -> LoopFile {
+    /// - Throws: `TransportError` with the system's reason (`ENOENT`, `EACCES`, `ENOSPC`, …) and `operation` `open`.
+    public static func open(_ path: String, _ mode: Mode = .reading, on loop: EventLoop) async throws -> LoopFile {
+        let flags = switch mode {
+        case .reading: O_RDONLY | O_CLOEXEC
+        case .writing(let truncating): O_WRONLY | O_CREAT | O_CLOEXEC | (truncating ? O_TRUNC : 0)
+        }
         let fd = try await fs(on: loop, operation: "open \(path)") { req, cb in
-            uv_fs_open(loop.uvLoop, req, path, O_RDONLY | O_CLOEXEC, 0, cb)
+            uv_fs_open(loop.uvLoop, req, path, flags, 0o644, cb)
         } result: { Int($0.pointee.result) }
         do {
             let size = try await fs(on: loop, operation: "fstat \(path)") { req, cb in
@@ -48,14 +64,14 @@ final class LoopFile: Sendable {
     /// The size of the file at `path`, without opening it.
     ///
     /// - Throws: `TransportError` with the system's reason and `operation` `stat`.
-    static func size(of path: String, on loop: EventLoop) async throws -> Int {
+    public static func size(of path: String, on loop: EventLoop) async throws -> Int {
         try await fs(on: loop, operation: "stat \(path)") { req, cb in
             uv_fs_stat(loop.uvLoop, req, path, cb)
         } result: { Int($0.pointee.statbuf.st_size) }
     }
 
     /// The file's bytes from the start, as chunks of at most `chunkSize`.
-    func chunks(on loop: EventLoop, chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<[UInt8], any Error> {
+    public func chunks(on loop: EventLoop, chunkSize: Int = 64 * 1024) -> AsyncThrowingStream<[UInt8], any Error> {
         var offset = 0
         return AsyncThrowingStream {
             let chunk = try await self.read(at: offset, count: chunkSize, on: loop)
@@ -67,8 +83,73 @@ final class LoopFile: Sendable {
     /// Up to `count` bytes at `offset`; empty at the end of the file.
     ///
     /// - Throws: `TransportError` with the system's reason and `operation` `read`.
-    func read(at offset: Int, count: Int, on loop: EventLoop) async throws -> [UInt8] {
+    public func read(at offset: Int, count: Int, on loop: EventLoop) async throws -> [UInt8] {
         try await Self.read(descriptor, at: offset, count: count, on: loop)
+    }
+
+    /// Writes all of `bytes` at `offset` (a short write is continued).
+    ///
+    /// - Throws: `TransportError` with the system's reason (`ENOSPC`, `EIO`, …) and `operation` `write`.
+    public func write<Bytes: Collection<UInt8>>(_ bytes: Bytes, at offset: Int, on loop: EventLoop) async throws {
+        // The thread pool writes from memory this call owns until the write completes.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
+        defer { buffer.deallocate() }
+        buffer.copyBytes(from: bytes)
+        let count = bytes.count
+        nonisolated(unsafe) let base = buffer.baseAddress!
+        let fd = descriptor
+        var done = 0
+        while done < count {
+            let start = done
+            let n = try await Self.fs(on: loop, operation: "write \(path)") { req, cb in
+                var buf = uv_buf_init(base.advanced(by: start).assumingMemoryBound(to: CChar.self), UInt32(count - start))
+                return uv_fs_write(loop.uvLoop, req, uv_file(fd), &buf, 1, Int64(offset + start), cb)
+            } result: { Int($0.pointee.result) }
+            guard n > 0 else { throw TransportError(.other, operation: "write \(path)", systemMessage: "wrote nothing") }
+            done += n
+        }
+    }
+
+    /// Cuts or extends the file to `size` bytes.
+    ///
+    /// - Throws: `TransportError` with the system's reason and `operation` `truncate`.
+    public func truncate(to size: Int, on loop: EventLoop) async throws {
+        let fd = descriptor
+        _ = try await Self.fs(on: loop, operation: "truncate \(path)") { req, cb in
+            uv_fs_ftruncate(loop.uvLoop, req, uv_file(fd), Int64(size), cb)
+        } result: { _ in 0 }
+    }
+
+    /// Waits until what was written is on the disk (`fsync`).
+    ///
+    /// - Throws: `TransportError` with the system's reason and `operation` `fsync`.
+    public func sync(on loop: EventLoop) async throws {
+        let fd = descriptor
+        _ = try await Self.fs(on: loop, operation: "fsync \(path)") { req, cb in
+            uv_fs_fsync(loop.uvLoop, req, uv_file(fd), cb)
+        } result: { _ in 0 }
+    }
+
+    /// Renames `source` to `destination` in one step (on one file system), replacing it.
+    ///
+    /// - Throws: `TransportError` with the system's reason and `operation` `rename`.
+    public static func rename(_ source: String, to destination: String, on loop: EventLoop) async throws {
+        _ = try await fs(on: loop, operation: "rename \(source) to \(destination)") { req, cb in
+            uv_fs_rename(loop.uvLoop, req, source, destination, cb)
+        } result: { _ in 0 }
+    }
+
+    /// Removes the file at `path`; a file already gone is not an error.
+    ///
+    /// - Throws: `TransportError` with the system's reason and `operation` `unlink`.
+    public static func remove(_ path: String, on loop: EventLoop) async throws {
+        do {
+            _ = try await fs(on: loop, operation: "unlink \(path)") { req, cb in
+                uv_fs_unlink(loop.uvLoop, req, path, cb)
+            } result: { _ in 0 }
+        } catch let error as TransportError where error.codeName == "ENOENT" {
+            return
+        }
     }
 
     /// The whole file at `path`, for small files (certificates, keys).
@@ -92,7 +173,7 @@ final class LoopFile: Sendable {
     }
 
     /// Closes the file; errors are ignored (nothing useful can follow them).
-    func close(on loop: EventLoop) async {
+    public func close(on loop: EventLoop) async {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         _ = try? await Self.fs(on: loop, operation: "close") { req, cb in
             uv_fs_close(loop.uvLoop, req, uv_file(self.descriptor), cb)

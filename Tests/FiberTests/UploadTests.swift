@@ -23,7 +23,7 @@ struct UploadTests {
                 let response = try await fiber.upload("/files/a", fileAt: path, progress: progress.record)
                 #expect(response.statusCode == 201)
                 let received = try #require(server.lastRequest)
-                #expect(received.body == payload)
+                #expect(received.body.count == payload.count && received.body.elementsEqual(payload))
                 #expect(received.header("Content-Length") == "\(payload.count)")
                 #expect(received.header("Content-Type") == "application/octet-stream")
                 let reports = progress.reports
@@ -105,7 +105,7 @@ struct UploadTests {
                 .body(.stream(length: payload.count) { chunks(of: payload, size: 9_000) }))
             #expect(replayed.statusCode == 200)
             #expect(again.count == 2)
-            #expect(server.recordedRequests().suffix(2).allSatisfy { $0.body == payload })
+            #expect(server.recordedRequests().suffix(2).allSatisfy { $0.body.elementsEqual(payload) })
         }
     }
 
@@ -121,7 +121,7 @@ struct UploadTests {
                 let followed = try await fiber.send(fiber.request(.post, "/old").body(fileAt: path))
                 #expect(followed.statusCode == 201)
                 #expect(server.lastRequest?.path == "/new")
-                #expect(server.lastRequest?.body == payload)
+                #expect(server.lastRequest?.body.elementsEqual(payload) == true)
             }
             let kept = try await fiber.send(fiber.request(.post, "/old").body(.stream(once: chunks(of: payload, size: 4_096))))
             #expect(kept.statusCode == 307)
@@ -137,7 +137,7 @@ struct UploadTests {
             let response = try await fiber.send(fiber.request(.post, "/in").body(.stream { chunks(of: payload, size: 10_000) }))
             #expect(response.statusCode == 204)
             #expect(server.lastRequest?.header("Transfer-Encoding") == "chunked")
-            #expect(server.lastRequest?.body == payload)
+            #expect(server.lastRequest?.body.elementsEqual(payload) == true)
         }
     }
 

@@ -15,6 +15,8 @@ public enum FiberError: Error, Sendable, CustomStringConvertible {
     /// The request failed in the transport: connect, DNS, reset, malformed
     /// response, … `underlying` is the transport's error, intact (for the
     /// default transport an `HTTPClientError`, with its `kind`, URL and socket error).
+    /// A download that fails for a reason of its own (its file, its checksum, a
+    /// server breaking the rules of ranges) has a `TransferFailure` here.
     case networkError(underlying: any Error)
     /// The request's deadline passed, or no byte arrived for the read timeout.
     case timeout

@@ -32,7 +32,7 @@ public struct FiberRequest: Sendable {
     /// `body(fileAt:contentType:)` and `multipartBody(_:)`.
     public internal(set) var bodyStream: HTTPRequestBody?
     /// Called as the body goes out (see `onUploadProgress(every:_:)`); never sent.
-    var uploadProgress: UploadProgressReporter?
+    var uploadProgress: ProgressReporter?
     /// The longest the whole request may take, in seconds (nil: the client's timeout, if any).
     public internal(set) var timeout: TimeInterval?
     /// Free-form values for interceptors (`.meta("cache", "skip")`); never sent.

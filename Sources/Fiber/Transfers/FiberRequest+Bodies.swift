@@ -63,7 +63,7 @@ extension FiberRequest {
     public func onUploadProgress(every interval: Duration = .milliseconds(100),
                                  _ report: @escaping @Sendable (TransferProgress) -> Void) -> FiberRequest {
         var copy = self
-        copy.uploadProgress = UploadProgressReporter(interval: interval, report: report)
+        copy.uploadProgress = ProgressReporter(interval: interval, report: report)
         return copy
     }
 

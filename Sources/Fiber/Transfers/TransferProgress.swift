@@ -23,14 +23,16 @@ public struct TransferProgress: Sendable, Equatable {
     }
 }
 
-/// Turns the transport's count after every chunk into reports at a bounded rate:
-/// the first chunk, then at most one an `interval`, and the last count always.
-final class UploadProgressReporter: Sendable {
+/// Turns a count after every chunk (of an upload or a download) into reports at a
+/// bounded rate: the first chunk, then at most one an `interval`, and the last count always.
+final class ProgressReporter: Sendable {
     private struct State {
         var start: MonotonicTime?
         var lastReport: MonotonicTime?
         var latest: (bytes: Int, total: Int?)?
         var reported = -1
+        /// Bytes there before this transfer started (a resumed download): not part of the rate.
+        var baseline = 0
     }
 
     private let interval: Duration
@@ -40,6 +42,11 @@ final class UploadProgressReporter: Sendable {
     init(interval: Duration, report: @escaping @Sendable (TransferProgress) -> Void) {
         self.interval = interval
         self.report = report
+    }
+
+    /// The transfer starts with `bytes` already done (a download resumed from them).
+    func start(at bytes: Int) {
+        state.withLock { $0.baseline = bytes }
     }
 
     /// Records `bytes` of `total` out; reports it when due.
@@ -53,7 +60,7 @@ final class UploadProgressReporter: Sendable {
             guard complete || s.lastReport.map({ now - $0 >= interval }) ?? true else { return nil }
             s.lastReport = now
             s.reported = bytes
-            return Self.progress(bytes, total, since: start, now: now)
+            return Self.progress(bytes, total, baseline: s.baseline, since: start, now: now)
         }
         if let due { report(due) }
     }
@@ -64,14 +71,15 @@ final class UploadProgressReporter: Sendable {
         let due: TransferProgress? = state.withLock { s in
             guard let latest = s.latest, let start = s.start, latest.bytes != s.reported else { return nil }
             s.reported = latest.bytes
-            return Self.progress(latest.bytes, latest.total, since: start, now: now)
+            return Self.progress(latest.bytes, latest.total, baseline: s.baseline, since: start, now: now)
         }
         if let due { report(due) }
     }
 
-    private static func progress(_ bytes: Int, _ total: Int?, since start: MonotonicTime, now: MonotonicTime)
-        -> TransferProgress {
+    private static func progress(_ bytes: Int, _ total: Int?, baseline: Int, since start: MonotonicTime,
+                                 now: MonotonicTime) -> TransferProgress {
         let seconds = (now - start).seconds
-        return TransferProgress(bytes: bytes, total: total, bytesPerSecond: seconds > 0 ? Double(bytes) / seconds : 0)
+        let moved = Double(max(0, bytes - baseline))
+        return TransferProgress(bytes: bytes, total: total, bytesPerSecond: seconds > 0 ? moved / seconds : 0)
     }
 }
