@@ -1,50 +1,81 @@
+import Fiber
 import FiberRuntime
 import Foundation
 
-/// `--output FILE` (and `--continue`): streams the body into the file with a
-/// progress bar on standard error; a 206 answer to a Range request appends,
-/// a 200 rewrites the file from the start, a 416 means it is complete.
+/// `--output FILE` (and `--continue`): downloads with the library's
+/// `FiberDownloader`, a progress bar on standard error. The file is written
+/// beside the destination and renamed into place when whole; a download that
+/// was interrupted (its `.fiberpart` and state left beside the file) resumes on
+/// its own. `--continue` also adopts a file already at the destination (from
+/// another tool, or cut short) as a partial one, when a `HEAD` gives the
+/// validator that makes resuming safe.
 struct Download {
     let out: CommandOutput
 
-    /// Downloads; returns the status.
+    /// Downloads; returns the final status (200 once the file is whole).
     ///
-    /// - Throws: `HTTPClientError`; `CommandLineError` when the file cannot be written.
-    func run(client: HTTPClient, request: HTTPClientRequest, to path: String, resumingFrom offset: Int, verbose: Bool) async throws -> Int {
-        let response = try await client.stream(request)
-        if response.status == 416, offset > 0 {
-            out.error("\(path) is already complete (\(ProgressBar.size(offset)))\n")
-            return 200
+    /// - Throws: `FiberError` (network, timeout, a `TransferFailure` for the file).
+    func run(configuration: HTTPClient.Configuration, url: String, headers: HTTPHeaders, to path: String,
+             continuing: Bool) async throws -> Int {
+        let transport = HTTPTransport(eventLoopGroup: .shared, configuration: configuration)
+        do {
+            let status = try await run(transport: transport, url: url, headers: headers, to: path, continuing: continuing)
+            await transport.shutdown()
+            return status
+        } catch {
+            await transport.shutdown()
+            throw error
         }
-        guard (200..<300).contains(response.status) else {
-            var body: [UInt8] = []
-            for try await chunk in response.body where body.count < 64 * 1024 { body += chunk }
-            out.error("HTTP \(response.status) \(response.reason): \(String(decoding: body, as: UTF8.self))\n")
-            return response.status
+    }
+
+    private func run(transport: HTTPTransport, url: String, headers: HTTPHeaders, to path: String,
+                     continuing: Bool) async throws -> Int {
+        let fiber = Fiber(url) {
+            $0.transport = transport
+            $0.defaultHeaders = headers
         }
-        let appending = response.status == 206 && offset > 0
-        if !appending, !FileManager.default.createFile(atPath: path, contents: nil) {
-            throw CommandLineError("cannot create \(path)")
-        }
-        guard let file = FileHandle(forWritingAtPath: path) else { throw CommandLineError("cannot write \(path)") }
-        defer { try? file.close() }
-        var done = appending ? offset : 0
-        if appending { _ = try file.seekToEnd() }
-        let length = response.headers["Content-Length"].flatMap(Int.init)
-        let total = length.map { $0 + done }
+        let downloader = FiberDownloader(fiber)
         let bar = ProgressBar()
-        var lastDrawn = ContinuousClock.now - .seconds(1)
-        for try await chunk in response.body {
-            try file.write(contentsOf: chunk)
-            done += chunk.count
-            if out.isTerminal, ContinuousClock.now - lastDrawn > .milliseconds(100) {
-                out.error("\r" + bar.line(done: done, total: total))
-                lastDrawn = .now
-            }
+        let out = self.out
+        let progress: @Sendable (TransferProgress) -> Void = { progress in
+            if out.isTerminal { out.error("\r" + bar.line(done: progress.bytes, total: progress.total)) }
         }
-        if out.isTerminal { out.error("\r" + bar.line(done: done, total: total) + "\n") }
-        out.error("saved \(ProgressBar.size(done)) to \(path)\(appending ? " (resumed at \(ProgressBar.size(offset)))" : "")\n")
-        if verbose { out.error(RequestRunner.describe(response.timing) + "\n") }
-        return response.status
+        let task: DownloadTask
+        if continuing, let adopted = try await adopt(path, url: url, fiber: fiber) {
+            task = await downloader.resume(adopted, progress: progress)
+        } else {
+            task = await downloader.download(from: url, to: path, progress: progress)
+        }
+        do {
+            let file = try await task.value
+            if out.isTerminal { out.error("\n") }
+            let resumed = file.resumedFrom > 0 ? " (resumed at \(ProgressBar.size(file.resumedFrom)))" : ""
+            out.error("saved \(ProgressBar.size(file.bytes)) to \(path)\(resumed)\n")
+            return 200
+        } catch FiberError.httpError(let status, let data, _) {
+            out.error("HTTP \(status): \(String(decoding: data.prefix(64 * 1024), as: UTF8.self))\n")
+            return status
+        }
+    }
+
+    /// A file already at `path`, with no partial download beside it, as the state
+    /// of a partial download: when a `HEAD` gives a validator. Nil otherwise (the
+    /// download then starts from zero).
+    private func adopt(_ path: String, url: String, fiber: Fiber) async throws -> DownloadResumeState? {
+        var state = DownloadResumeState(url: url, destination: path, bytesOnDisk: 0, validator: nil, totalBytes: nil)
+        let files = FileManager.default
+        guard !files.fileExists(atPath: state.statePath),
+              let size = (try? files.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return nil }
+        let head = try await fiber.send(fiber.request(.head, url))
+        let etag = head.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 }
+        guard let validator = etag ?? head.headers["Last-Modified"] else {
+            out.error("cannot resume \(path): the server gives no ETag or Last-Modified; downloading it whole\n")
+            return nil
+        }
+        try? files.removeItem(atPath: state.partialPath)
+        try files.moveItem(atPath: path, toPath: state.partialPath)
+        state.bytesOnDisk = size
+        state.validator = validator
+        return state
     }
 }

@@ -38,12 +38,6 @@ struct RequestRunner {
             if header.name.lowercased() == "content-type" { headers.remove(name: "Content-Type") }
             headers.add(name: header.name, value: header.value)
         }
-        var resumeFrom = 0
-        if let path = options.output, options.resume,
-           let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 {
-            resumeFrom = size
-            headers.replaceOrAdd(name: "Range", value: "bytes=\(size)-")
-        }
         if options.curl {
             let shown = headers.map { (name: $0.name, value: $0.value) }
             out.error(CurlCommand.render(method: method, url: url, headers: shown, body: body.map { String(decoding: $0, as: UTF8.self) },
@@ -53,19 +47,17 @@ struct RequestRunner {
         if options.verbose {
             out.error("\(method) \(url)\n" + headers.map { "\($0.name): \($0.value)\n" }.joined() + "\n")
         }
+        if let path = options.output {
+            guard method == "GET", body == nil else { throw CommandLineError("--output downloads with GET, without a body") }
+            return try await Download(out: out).run(configuration: try clientConfiguration(), url: url, headers: headers,
+                                                    to: path, continuing: options.resume)
+        }
         let client = HTTPClient(configuration: try clientConfiguration())
         do {
-            let status: Int
-            if let path = options.output {
-                status = try await Download(out: out).run(client: client, request: request, to: path, resumingFrom: resumeFrom,
-                                                          verbose: options.verbose)
-            } else {
-                let response = try await client.execute(request)
-                print(response)
-                status = response.status
-            }
+            let response = try await client.execute(request)
+            print(response)
             await client.shutdown()
-            return status
+            return response.status
         } catch {
             await client.shutdown()
             throw error

@@ -16,10 +16,11 @@ import Testing
         server.route("/missing", respond: .text("no such thing", status: 404))
         let file = Array((0..<1000).map { UInt8($0 % 251) })
         server.route("/file") { request in
-            if let range = request.header("Range"), range.hasPrefix("bytes="), let start = Int(range.dropFirst(6).dropLast()) {
-                return .bytes(Array(file[start...]), status: 206, headers: ["Content-Range": "bytes \(start)-999/1000"])
+            if let range = request.header("Range"), range.hasPrefix("bytes="), let start = Int(range.dropFirst(6).dropLast()),
+               request.header("If-Range") == "\"f1\"" {
+                return .bytes(Array(file[start...]), status: 206, headers: ["Content-Range": "bytes \(start)-999/1000", "ETag": "\"f1\""])
             }
-            return .bytes(file)
+            return .bytes(file, headers: ["ETag": "\"f1\""])
         }
         do {
             try await body(server)
