@@ -54,6 +54,15 @@ let package = Package(
                 .product(name: "FiberRuntime", package: "Fiber"),
             ]
         ),
+        // Uploads and downloads of files through `Fiber`, driven by `Scripts/bench-transfer`.
+        .executableTarget(
+            name: "TransferBench",
+            dependencies: [
+                "CBenchSupport",
+                .product(name: "Fiber", package: "Fiber"),
+                .product(name: "FiberRuntime", package: "Fiber"),
+            ]
+        ),
         // The cost of Fiber's interceptor pipeline (issue 5), driven by `Scripts/bench-pipeline`:
         // `Fiber.send` with no interceptor or all seven built-ins, over the real transport.
         .executableTarget(

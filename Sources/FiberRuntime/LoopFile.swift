@@ -1,4 +1,5 @@
 import CLibUV
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -87,27 +88,70 @@ public final class LoopFile: Sendable {
         try await Self.read(descriptor, at: offset, count: count, on: loop)
     }
 
-    /// Writes all of `bytes` at `offset` (a short write is continued).
+    /// Writes all of `bytes` at `offset` (a short write is continued). The bytes are
+    /// read in place by a thread of libuv's pool (inside `withUnsafeBytes`), never copied.
     ///
     /// - Throws: `TransportError` with the system's reason (`ENOSPC`, `EIO`, …) and `operation` `write`.
-    public func write<Bytes: Collection<UInt8>>(_ bytes: Bytes, at offset: Int, on loop: EventLoop) async throws {
-        // The thread pool writes from memory this call owns until the write completes.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 1)
-        defer { buffer.deallocate() }
-        buffer.copyBytes(from: bytes)
-        let count = bytes.count
-        nonisolated(unsafe) let base = buffer.baseAddress!
+    public func write(_ bytes: [UInt8], at offset: Int, on loop: EventLoop) async throws {
+        try await writeInPlace(CollectionOfOne(bytes), at: offset, on: loop)
+    }
+
+    /// Writes `pieces` one after the other from `offset`, in one trip to libuv's pool
+    /// (a download gathers the chunks that arrived into one write). Read in place, never copied.
+    ///
+    /// - Throws: `TransportError` with the system's reason (`ENOSPC`, `EIO`, …) and `operation` `write`.
+    public func write(contentsOf pieces: [[UInt8]], at offset: Int, on loop: EventLoop) async throws {
+        try await writeInPlace(pieces, at: offset, on: loop)
+    }
+
+    private func writeInPlace<Pieces: Collection & Sendable>(_ pieces: Pieces, at offset: Int, on loop: EventLoop) async throws
+        where Pieces.Element: WritableBytes {
         let fd = descriptor
-        var done = 0
-        while done < count {
-            let start = done
-            let n = try await Self.fs(on: loop, operation: "write \(path)") { req, cb in
-                var buf = uv_buf_init(base.advanced(by: start).assumingMemoryBound(to: CChar.self), UInt32(count - start))
-                return uv_fs_write(loop.uvLoop, req, uv_file(fd), &buf, 1, Int64(offset + start), cb)
-            } result: { Int($0.pointee.result) }
-            guard n > 0 else { throw TransportError(.other, operation: "write \(path)", systemMessage: "wrote nothing") }
-            done += n
+        let path = self.path
+        let status = try await Self.onPool(loop) { () -> Int32 in
+            var position = offset
+            for piece in pieces {
+                let status = piece.withBytes { raw -> Int32 in
+                    var done = 0
+                    while done < raw.count {
+                        let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(position + done))
+                        if n < 0, errno == EINTR { continue }
+                        if n < 0 { return -errno }
+                        if n == 0 { return -EIO }
+                        done += n
+                    }
+                    return 0
+                }
+                if status < 0 { return status }
+                position += piece.count
+            }
+            return 0
         }
+        if status < 0 { throw UVError.transportError(status, operation: "write \(path)") }
+    }
+
+    /// Runs `body` on a thread of libuv's pool for `loop` and returns its result on the loop.
+    private static func onPool<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> T) async throws -> T {
+        let once = OnceContinuation<T>()
+        let result = PoolResult<T>()
+        try loop.execute {
+            let request = UVRequest.make(UV_WORK)
+            request.work = { result.value = body() }
+            request.completion = { status in
+                if let value = result.value, status == 0 {
+                    once.resume(with: .success(value))
+                } else {
+                    once.resume(with: .failure(UVError.transportError(status == 0 ? UV_ECANCELED.rawValue : status, operation: "work")))
+                }
+            }
+            let status = uv_queue_work(loop.uvLoop, request.pointer(as: uv_work_t.self), UVRequest.workCallback,
+                                       UVRequest.afterWorkCallback)
+            if status < 0 {
+                request.discard()
+                once.resume(with: .failure(UVError.transportError(status, operation: "work")))
+            }
+        }
+        return try await once.wait()
     }
 
     /// Cuts or extends the file to `size` bytes.
@@ -120,14 +164,19 @@ public final class LoopFile: Sendable {
         } result: { _ in 0 }
     }
 
-    /// Waits until what was written is on the disk (`fsync`).
+    /// Waits until what was written is on the disk (`fsync`). A file that has no
+    /// disk to reach (a device such as `/dev/null`, which answers `EINVAL`) is done at once.
     ///
     /// - Throws: `TransportError` with the system's reason and `operation` `fsync`.
     public func sync(on loop: EventLoop) async throws {
         let fd = descriptor
-        _ = try await Self.fs(on: loop, operation: "fsync \(path)") { req, cb in
-            uv_fs_fsync(loop.uvLoop, req, uv_file(fd), cb)
-        } result: { _ in 0 }
+        do {
+            _ = try await Self.fs(on: loop, operation: "fsync \(path)") { req, cb in
+                uv_fs_fsync(loop.uvLoop, req, uv_file(fd), cb)
+            } result: { _ in 0 }
+        } catch let error as TransportError where error.codeName == "EINVAL" {
+            return
+        }
     }
 
     /// Renames `source` to `destination` in one step (on one file system), replacing it.
@@ -181,14 +230,21 @@ public final class LoopFile: Sendable {
     }
 
     private static func read(_ fd: Int32, at offset: Int, count: Int, on loop: EventLoop) async throws -> [UInt8] {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 1)
-        defer { buffer.deallocate() }
-        nonisolated(unsafe) let base = buffer.baseAddress!
-        let n = try await fs(on: loop, operation: "read") { req, cb in
-            var buf = uv_buf_init(base.assumingMemoryBound(to: CChar.self), UInt32(count))
-            return uv_fs_read(loop.uvLoop, req, uv_file(fd), &buf, 1, Int64(offset), cb)
-        } result: { Int($0.pointee.result) }
-        return Array(UnsafeRawBufferPointer(start: base, count: n))
+        // The array is made and filled by a thread of libuv's pool: the bytes land in it, no copy.
+        let outcome = try await onPool(loop) { () -> Result<[UInt8], TransportError> in
+            var status: Int32 = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: max(1, count)) { buffer, initialized in
+                while true {
+                    let n = pread(fd, buffer.baseAddress!, count, off_t(offset))
+                    if n < 0, errno == EINTR { continue }
+                    if n < 0 { status = -errno }
+                    initialized = max(0, n)
+                    return
+                }
+            }
+            return status < 0 ? .failure(UVError.transportError(status, operation: "read")) : .success(bytes)
+        }
+        return try outcome.get()
     }
 
     /// Runs one libuv file-system request on `loop` and returns what `result` reads from it.
@@ -214,4 +270,10 @@ public final class LoopFile: Sendable {
         }
         return try await once.wait()
     }
+}
+
+/// What a pool thread computed, read on the loop after libuv's after-work callback
+/// (libuv orders the two through its own lock).
+private final class PoolResult<T>: @unchecked Sendable {
+    var value: T?
 }

@@ -15,6 +15,8 @@ final class UVRequest: @unchecked Sendable {
     var completion: ((Int32) -> Void)?
     /// For file-system requests: runs once with the finished request (result, stat buffer) before it is cleaned up.
     var fsCompletion: ((UnsafeMutablePointer<uv_fs_t>) -> Void)?
+    /// For thread-pool work (`uv_queue_work`): runs on a thread of libuv's pool; `completion` follows on the loop.
+    var work: (() -> Void)?
     /// For getaddrinfo: runs once with the status and the result list (freed after it returns).
     var resolution: ((Int32, UnsafeMutablePointer<addrinfo>?) -> Void)?
 
@@ -39,6 +41,7 @@ final class UVRequest: @unchecked Sendable {
         completion = nil
         resolution = nil
         fsCompletion = nil
+        work = nil
         payload?.deallocate()
         payload = nil
         raw.deallocate()
@@ -65,6 +68,12 @@ final class UVRequest: @unchecked Sendable {
         uv_fs_req_cleanup(req)
         box.free()
     }
+    /// On a pool thread: the request stays owned by libuv until `afterWorkCallback`.
+    static let workCallback: uv_work_cb = { req in
+        let box = Unmanaged<UVRequest>.fromOpaque(req!.pointee.data!).takeUnretainedValue()
+        box.work?()
+    }
+    static let afterWorkCallback: uv_after_work_cb = { req, status in finish(UnsafeMutableRawPointer(req!), status) }
     static let getaddrinfoCallback: uv_getaddrinfo_cb = { req, status, result in
         let box = take(UnsafeMutableRawPointer(req!))
         let resolution = box.resolution

@@ -137,6 +137,27 @@ struct DownloadTests {
         }
     }
 
+    /// A full disk (the partial file is a link to /dev/full, whose writes fail with
+    /// ENOSPC) fails the download typed, naming the file, and leaves nothing.
+    @Test func aFullDiskFailsTypedAndLeavesNothing() async throws {
+        let resource = RangeResource(patternedBytes(300_000, seed: 14))
+        try await Self.withDownloads(resource) { downloader, _, directory in
+            let destination = directory + "/out.bin"
+            try FileManager.default.createSymbolicLink(atPath: destination + ".fiberpart", withDestinationPath: "/dev/full")
+            let task = await downloader.download(from: "/file", to: destination)
+            await expectFiberError({ error in
+                guard case .networkError(let failure as TransferFailure) = error else { return false }
+                return failure.kind == .destination && "\(failure)".contains("out.bin.fiberpart")
+                    && "\(failure)".lowercased().contains("no space")
+            }) {
+                _ = try await task.value
+            }
+            #expect(!FileManager.default.fileExists(atPath: destination))
+            #expect(Self.leftovers(in: directory).isEmpty)
+            #expect(resource.served.withLock { $0.count } == 1, "a disk failure is not retried")
+        }
+    }
+
     @Test func aStatusThatIsNotAFileIsAnHTTPError() async throws {
         try await Self.withDownloads(RangeResource([1])) { downloader, _, directory in
             let task = await downloader.download(from: "/nothing-here", to: directory + "/out.bin")

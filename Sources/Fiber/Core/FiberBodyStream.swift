@@ -6,15 +6,21 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
     /// A chunk of the body, as it arrived.
     public typealias Element = Data
     private let make: @Sendable () -> AsyncIterator
+    /// The chunks as byte arrays: as they came for a stream of arrays (the runtime's),
+    /// copied from `Data` otherwise. For code that hands them on (a download to a file)
+    /// without the copy into `Data`.
+    let byteChunks: @Sendable () -> ByteIterator
 
     /// A stream over any sequence of byte chunks.
     public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == [UInt8] {
         make = { AsyncIterator(chunks.makeAsyncIterator()) { Data($0) } }
+        byteChunks = { ByteIterator(chunks.makeAsyncIterator()) { $0 } }
     }
 
     /// A stream over any sequence of `Data` chunks.
     public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == Data {
         make = { AsyncIterator(chunks.makeAsyncIterator()) { $0 } }
+        byteChunks = { ByteIterator(chunks.makeAsyncIterator()) { [UInt8]($0) } }
     }
 
     /// A stream of one chunk (none if `data` is empty).
@@ -54,6 +60,25 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
         /// - Throws: `FiberError`: the transport's failure mid-body, mapped as
         ///   every other transport failure is (`FiberError.init(transportFailure:)`).
         public mutating func next() async throws -> Data? {
+            do {
+                return try await nextChunk()
+            } catch {
+                throw FiberError(transportFailure: error)
+            }
+        }
+    }
+
+    /// Reads the next chunk as bytes (see `byteChunks`); nil at the end of the body.
+    struct ByteIterator {
+        private var nextChunk: () async throws -> [UInt8]?
+
+        init<I: AsyncIteratorProtocol>(_ base: I, convert: @escaping (I.Element) -> [UInt8]) {
+            var iterator = base
+            nextChunk = { try await iterator.next().map(convert) }
+        }
+
+        /// - Throws: `FiberError`, as `AsyncIterator.next()`.
+        mutating func next() async throws -> [UInt8]? {
             do {
                 return try await nextChunk()
             } catch {

@@ -79,7 +79,9 @@ public actor FiberDownloader {
                               reporter: progress.map { ProgressReporter(interval: .milliseconds(100), report: $0) },
                               maxResumeAttempts: maxResumeAttempts)
         let host = job.host(of: state.url)
-        handle.start(Task {
+        // On the loop that carries the request: the body's chunks, the queue and the writes'
+        // completions meet on one thread, with no hop between them.
+        handle.start(Task(executorPreference: job.loop) {
             defer { handle.stopped() }
             do {
                 try await self.enter(id, host: host)
@@ -135,6 +137,9 @@ public actor FiberDownloader {
 /// One download's work, run in its task: the loop of requests (a resume after a
 /// failure, a restart from zero), writing, checking and putting the file in place.
 struct DownloadJob: Sendable {
+    /// The most bytes of a body read ahead of the disk.
+    static let queuedBytes = 4 * 1024 * 1024
+
     let fiber: Fiber
     let handle: DownloadTask
     let expectedSHA256: String?
@@ -147,7 +152,8 @@ struct DownloadJob: Sendable {
         return absolute.target.map { "\($0.host):\($0.port)" } ?? absolute.text
     }
 
-    private var loop: EventLoop { (fiber.transport.executorPreference() as? EventLoop) ?? EventLoopGroup.shared.next() }
+    /// The loop the transport sends on (its file calls run there too).
+    var loop: EventLoop { (fiber.transport.executorPreference() as? EventLoop) ?? EventLoopGroup.shared.next() }
 
     func run() async throws -> DownloadedFile {
         let loop = self.loop
@@ -275,19 +281,46 @@ struct DownloadJob: Sendable {
             hasher = prefix
         }
         reporter?.start(at: offset)
+        // The network and the disk each at their pace: a task reads the body into a
+        // bounded queue while this one writes, in one trip to libuv's pool, everything that
+        // arrived during the last write. Cancelled (a pause), the writer stops at once: what
+        // counts as on disk is what it wrote.
+        let queue = BackpressuredBuffer<[UInt8], any Error>(lowWatermark: Self.queuedBytes / 4, highWatermark: Self.queuedBytes,
+                                                         whenCancelled: CancellationError(), whenReadTwice: nil)
         var position = offset
-        for try await chunk in body {
-            do {
-                try await file.write(chunk, at: position, on: loop)
-            } catch {
-                throw failure(.destination, "cannot write the partial file", partial, error)
+        defer { state.bytesOnDisk = position }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    var chunks = body.byteChunks()
+                    while let chunk = try await chunks.next() {
+                        queue.push(chunk, size: chunk.count)
+                        await queue.waitForDemand()
+                    }
+                    queue.finish()
+                } catch {
+                    queue.finish(error)
+                }
             }
-            hasher?.update(data: chunk)
-            position += chunk.count
-            let now = position
-            handle.update { $0.bytesOnDisk = now }
-            state.bytesOnDisk = position
-            reporter?.record(position, of: state.totalBytes)
+            while let first = try await queue.next() {
+                let pieces = [first] + queue.takeQueued()
+                do {
+                    try await file.write(contentsOf: pieces, at: position, on: loop)
+                } catch {
+                    throw failure(.destination, "cannot write the partial file", partial, error)
+                }
+                for piece in pieces {
+                    hasher?.update(data: piece)
+                    position += piece.count
+                }
+                let now = position
+                handle.update { $0.bytesOnDisk = now }
+                reporter?.record(now, of: state.totalBytes)
+            }
+        }
+        // The connection frames the body; this is the file's own check that nothing is missing.
+        if let total = state.totalBytes, position != total {
+            throw failure(.malformedResponse, "the body ended at byte \(position) of \(total)", partial, nil)
         }
         reporter?.finish()
         do {
@@ -319,7 +352,7 @@ struct DownloadJob: Sendable {
             }
             digest = hex
         }
-        let size = (try? await LoopFile.size(of: partial, on: loop)) ?? state.bytesOnDisk
+        let size = state.bytesOnDisk
         do {
             try await LoopFile.rename(partial, to: state.destination, on: loop)
         } catch {

@@ -20,7 +20,8 @@ struct RequestBodyChunks: AsyncSequence, Sendable {
         case file(path: String, size: Int)
     }
 
-    static let pieceSize = 64 * 1024
+    /// A file is read in pieces of this size, the next one while the last is sent.
+    static let pieceSize = 256 * 1024
 
     let parts: [Part]
     let loop: EventLoop
@@ -31,7 +32,8 @@ struct RequestBodyChunks: AsyncSequence, Sendable {
         private enum Reading {
             case data(Data, offset: Int)
             case stream(AnyByteChunks.AsyncIterator)
-            case file(LoopFile, size: Int, offset: Int)
+            /// `ahead`: the read of the piece at `offset`, started while the last piece was sent.
+            case file(LoopFile, size: Int, offset: Int, ahead: Task<[UInt8], any Error>?)
         }
 
         private var parts: IndexingIterator<[Part]>
@@ -53,7 +55,7 @@ struct RequestBodyChunks: AsyncSequence, Sendable {
                 case .stream(let make): reading = .stream(make().makeAsyncIterator())
                 case .file(let path, let size):
                     // Each pass over the body opens its own descriptor; one dropped half-way closes with it.
-                    reading = .file(try await Self.open(path, on: loop), size: size, offset: 0)
+                    reading = .file(try await Self.open(path, on: loop), size: size, offset: 0, ahead: nil)
                 }
             }
         }
@@ -75,13 +77,16 @@ struct RequestBodyChunks: AsyncSequence, Sendable {
                 let chunk = try await iterator.next()
                 reading = chunk == nil ? nil : .stream(iterator)
                 return chunk
-            case .file(let file, let size, let offset):
-                // The last piece is read with one byte more: a file that grew fails before that piece goes out.
-                let want = Swift.min(RequestBodyChunks.pieceSize, size - offset)
+            case .file(let file, let size, let offset, let ahead):
+                let want = Self.pieceLength(size: size, offset: offset)
                 let isLast = offset + want == size
                 var chunk: [UInt8]
                 do {
-                    chunk = try await file.read(at: offset, count: isLast ? want + 1 : want, on: loop)
+                    if let ahead {
+                        chunk = try await ahead.value
+                    } else {
+                        chunk = try await Self.readPiece(of: file, size: size, at: offset, on: loop)
+                    }
                 } catch {
                     throw HTTPClientError(.requestBody, "cannot read \(file.path)", transport: error as? TransportError)
                 }
@@ -98,10 +103,27 @@ struct RequestBodyChunks: AsyncSequence, Sendable {
                     await file.close(on: loop)
                     reading = nil
                 } else {
-                    reading = .file(file, size: size, offset: offset + chunk.count)
+                    // The disk works on the next piece while the socket takes this one.
+                    let next = offset + chunk.count
+                    let loop = self.loop
+                    reading = .file(file, size: size, offset: next, ahead: Task {
+                        try await Self.readPiece(of: file, size: size, at: next, on: loop)
+                    })
                 }
                 return chunk.isEmpty ? nil : chunk
             }
+        }
+
+        /// The length of the piece at `offset` of a file of `size` bytes.
+        private static func pieceLength(size: Int, offset: Int) -> Int {
+            Swift.min(RequestBodyChunks.pieceSize, size - offset)
+        }
+
+        /// Reads the piece at `offset`; the last piece with one byte more, so that a file
+        /// that grew is seen before that piece goes out.
+        private static func readPiece(of file: LoopFile, size: Int, at offset: Int, on loop: EventLoop) async throws -> [UInt8] {
+            let want = pieceLength(size: size, offset: offset)
+            return try await file.read(at: offset, count: offset + want == size ? want + 1 : want, on: loop)
         }
 
         /// Opens a part's file, failing with `.requestBody` naming it.
