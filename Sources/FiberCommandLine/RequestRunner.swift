@@ -26,8 +26,13 @@ struct RequestRunner {
         let items = try RequestItems(parsing: options.items)
         let url = items.url(appendingQueryTo: options.url)
         var headers = HTTPHeaders()
-        var body = try rawBody()
-        if body == nil, let json = items.jsonBody {
+        // `--body @path` streams the file (never whole into memory); other bodies are bytes.
+        let bodyFile = options.body.flatMap { $0.hasPrefix("@") ? String($0.dropFirst()) : nil }
+        var body = options.body.flatMap { $0.hasPrefix("@") ? nil : Array($0.utf8) }
+        if let bodyFile, !FileManager.default.isReadableFile(atPath: bodyFile) {
+            throw CommandLineError("cannot read the body file \(bodyFile)")
+        }
+        if body == nil, bodyFile == nil, let json = items.jsonBody {
             body = Array(json.utf8)
             headers.add(name: "Content-Type", value: "application/json")
         }
@@ -41,14 +46,17 @@ struct RequestRunner {
         if options.curl {
             let shown = headers.map { (name: $0.name, value: $0.value) }
             out.error(CurlCommand.render(method: method, url: url, headers: shown, body: body.map { String(decoding: $0, as: UTF8.self) },
-                                         insecure: options.insecure) + "\n")
+                                         bodyFile: bodyFile, insecure: options.insecure) + "\n")
         }
-        let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: body.map { .bytes($0) })
+        let request = try HTTPClientRequest(url: url, method: method, headers: headers,
+                                            body: bodyFile.map { .file(path: $0) } ?? body.map { .bytes($0) })
         if options.verbose {
             out.error("\(method) \(url)\n" + headers.map { "\($0.name): \($0.value)\n" }.joined() + "\n")
         }
         if let path = options.output {
-            guard method == "GET", body == nil else { throw CommandLineError("--output downloads with GET, without a body") }
+            guard method == "GET", body == nil, bodyFile == nil else {
+                throw CommandLineError("--output downloads with GET, without a body")
+            }
             return try await Download(out: out).run(configuration: try clientConfiguration(), url: url, headers: headers,
                                                     to: path, continuing: options.resume)
         }
@@ -70,16 +78,6 @@ struct RequestRunner {
         if options.insecure { configuration.tls.verification = .insecureNoVerification }
         if let ca = options.caFile { configuration.tls.trustRoots = .file(ca) }
         return configuration
-    }
-
-    private func rawBody() throws -> [UInt8]? {
-        guard let body = options.body else { return nil }
-        guard body.hasPrefix("@") else { return Array(body.utf8) }
-        let path = String(body.dropFirst())
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandLineError("cannot read the body file \(path)")
-        }
-        return Array(data)
     }
 
     private func print(_ response: HTTPClientResponse) {

@@ -69,6 +69,24 @@ import Testing
         }
     }
 
+    /// `--body @path` streams the file with its length; `--curl` shows it as `--data-binary @path`.
+    @Test func aBodyFileIsStreamed() async throws {
+        try await Self.withServer { server in
+            let path = NSTemporaryDirectory() + "fiber-cli-body-\(UInt32.random(in: 0...UInt32.max)).txt"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let text = String(repeating: "streamed body line\n", count: 20_000)
+            FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            let (out, code) = try await Self.run(Post.self, [server.url("/echo"), "--body", "@" + path, "--curl"])
+            #expect(code == 0, "\(out.standardError)")
+            #expect(out.standardOutput == text)
+            #expect(server.lastRequest?.header("Content-Length") == "\(text.utf8.count)")
+            #expect(out.standardError.contains("--data-binary '@\(path)'"))
+            await #expect(throws: (any Error).self) {
+                _ = try await Self.run(Post.self, [server.url("/echo"), "--body", "@/nonexistent/body.txt"])
+            }
+        }
+    }
+
     @Test func downloadThenResumeWithRange() async throws {
         try await Self.withServer { server in
             let path = NSTemporaryDirectory() + "fiber-cli-\(UInt32.random(in: 0...UInt32.max)).bin"

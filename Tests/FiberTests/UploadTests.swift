@@ -36,6 +36,23 @@ struct UploadTests {
         }
     }
 
+    /// Bytes in memory with progress: the seeds' `uploadRawData`.
+    @Test func dataGoesWithItsTypeAndProgress() async throws {
+        try await withLiveServer { server, transport in
+            server.route("POST", "/raw") { _ in .status(201) }
+            let fiber = Fiber(server.baseURL) { $0.transport = transport }
+            let payload = Data(patternedBytes(300_000, seed: 15))
+            let progress = ProgressRecorder()
+            let response = try await fiber.upload("/raw", data: payload, contentType: "application/pdf",
+                                                  headers: ["Authorization": "Bearer t"], progress: progress.record)
+            #expect(response.statusCode == 201)
+            #expect(server.lastRequest?.body.elementsEqual(payload) == true)
+            #expect(server.lastRequest?.header("Content-Type") == "application/pdf")
+            #expect(server.lastRequest?.header("Authorization") == "Bearer t")
+            #expect(progress.reports.last?.bytes == payload.count && progress.reports.last?.fraction == 1)
+        }
+    }
+
     @Test func aMissingFileFailsNamingItAndSendsNothing() async throws {
         try await withLiveServer { server, transport in
             server.route("PUT", "/files/a") { _ in .status(201) }
