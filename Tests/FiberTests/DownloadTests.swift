@@ -301,6 +301,28 @@ struct DownloadTests {
         }
     }
 
+    /// A download paused while it waits for its host's turn has nothing on disk; its
+    /// state resumes it as a new download once there is room.
+    @Test func aDownloadPausedInTheQueueResumesFromZero() async throws {
+        let content = patternedBytes(200_000, seed: 16)
+        let resource = RangeResource(content)
+        resource.shape.withLock { $0.stallAfter = 50_000 }
+        try await Self.withDownloads(resource, limit: 1) { downloader, _, directory in
+            let running = await downloader.download(from: "/file", to: directory + "/a.bin")
+            try await waitUntil("the first one running") { running.resumeState.bytesOnDisk == 50_000 }
+            let waiting = await downloader.download(from: "/file", to: directory + "/b.bin")
+            let state = await waiting.pause()
+            #expect(state.bytesOnDisk == 0 && state.validator == nil)
+            await expectFiberError({ if case .cancelled = $0 { true } else { false } }) { _ = try await waiting.value }
+            #expect(await downloader.count == 1)
+            resource.release()
+            _ = try await running.value
+            resource.shape.withLock { $0.stallAfter = nil }
+            _ = try await downloader.resume(state).value
+            #expect(Self.holds(directory + "/b.bin", content))
+        }
+    }
+
     /// At most `limit` downloads of a host run at once; the rest wait their turn and finish.
     @Test func aHostRunsAtMostItsLimit() async throws {
         let content = patternedBytes(300_000, seed: 12)

@@ -46,8 +46,8 @@ public actor FiberDownloader {
     /// before the file is put in place. `progress` hears about it at a bounded rate.
     public func download(from url: String, to destination: String, expectedSHA256: String? = nil,
                          progress: (@Sendable (TransferProgress) -> Void)? = nil) -> DownloadTask {
-        let state = DownloadResumeState(url: url, destination: destination, bytesOnDisk: -1, validator: nil, totalBytes: nil)
-        return start(state, expectedSHA256: expectedSHA256, progress: progress)
+        let state = DownloadResumeState(url: url, destination: destination, bytesOnDisk: 0, validator: nil, totalBytes: nil)
+        return start(state, findsLeftBehind: true, expectedSHA256: expectedSHA256, progress: progress)
     }
 
     /// Resumes a download from `state` (from `pause()`, or saved from an earlier
@@ -58,7 +58,7 @@ public actor FiberDownloader {
                        progress: (@Sendable (TransferProgress) -> Void)? = nil) -> DownloadTask {
         var state = state
         if let url { state.url = url }
-        return start(state, expectedSHA256: expectedSHA256, progress: progress)
+        return start(state, findsLeftBehind: false, expectedSHA256: expectedSHA256, progress: progress)
     }
 
     /// Cancels every download of this downloader, running or waiting; their partial files are removed.
@@ -69,13 +69,14 @@ public actor FiberDownloader {
     /// Downloads running or waiting.
     public var count: Int { active.count }
 
-    private func start(_ state: DownloadResumeState, expectedSHA256: String?,
+    private func start(_ state: DownloadResumeState, findsLeftBehind: Bool, expectedSHA256: String?,
                        progress: (@Sendable (TransferProgress) -> Void)?) -> DownloadTask {
         let handle = DownloadTask(state: state)
         let id = nextID
         nextID += 1
         active[id] = handle
-        let job = DownloadJob(fiber: fiber, handle: handle, expectedSHA256: expectedSHA256?.lowercased(),
+        let job = DownloadJob(fiber: fiber, handle: handle, findsLeftBehind: findsLeftBehind,
+                              expectedSHA256: expectedSHA256?.lowercased(),
                               reporter: progress.map { ProgressReporter(interval: .milliseconds(100), report: $0) },
                               maxResumeAttempts: maxResumeAttempts)
         let host = job.host(of: state.url)
@@ -142,6 +143,8 @@ struct DownloadJob: Sendable {
 
     let fiber: Fiber
     let handle: DownloadTask
+    /// A new download: a partial file and state left at its destination (a pause, a crash) are resumed.
+    let findsLeftBehind: Bool
     let expectedSHA256: String?
     let reporter: ProgressReporter?
     let maxResumeAttempts: Int
@@ -237,8 +240,8 @@ struct DownloadJob: Sendable {
     /// beside the destination trusts the file; a given state is cut to what both say).
     private func reconcile(_ given: DownloadResumeState, on loop: EventLoop) async throws -> DownloadResumeState {
         var state = given
-        if state.bytesOnDisk < 0 {
-            // A new download: a state left beside the destination by a paused or killed one is resumed.
+        if findsLeftBehind {
+            // A state left beside the destination by a paused or killed download is resumed.
             if let saved = try? Data(contentsOf: URL(fileURLWithPath: state.statePath)),
                let found = try? JSONDecoder().decode(DownloadResumeState.self, from: saved),
                found.destination == state.destination {
