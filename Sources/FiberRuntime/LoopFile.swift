@@ -7,7 +7,7 @@ import Glibc
 
 /// A file read or written through libuv's file-system calls, which run on
 /// libuv's thread pool: the loop never blocks on the disk. Upload bodies
-/// stream from it in 64 KiB pieces, never whole into memory, and downloads
+/// stream from it in 256 KiB pieces, never whole into memory, and downloads
 /// are written with it.
 ///
 /// Every call names the loop whose thread pool does the work. A file is

@@ -23,7 +23,7 @@ extension FiberRequest {
     }
 
     /// The same request with the file at `path` as its body, streamed from disk in
-    /// 64 KiB pieces with its size as `Content-Length`. A missing or unreadable file,
+    /// 256 KiB pieces with its size as `Content-Length`. A missing or unreadable file,
     /// or one whose size changes while it is sent, fails `send` with
     /// `FiberError.networkError` holding an `HTTPClientError` of kind `.requestBody`
     /// that names the path.

@@ -90,7 +90,7 @@ public struct HTTPRequestBody: Sendable {
         return HTTPRequestBody(source: .stream(length: length) { oneShot.take() }, oneShot: oneShot)
     }
 
-    /// A body read from the file at `path` in 64 KiB pieces through libuv's
+    /// A body read from the file at `path` in 256 KiB pieces through libuv's
     /// file-system calls (never whole into memory), sent with its size as `Content-Length`.
     /// A file that is missing or unreadable, or whose size changes while it is sent,
     /// fails the request with `HTTPClientError` `.requestBody` naming the path.
