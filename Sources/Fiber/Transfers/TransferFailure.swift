@@ -1,9 +1,9 @@
 import FiberRuntime
 
 /// Why a download failed, when the reason is the transfer's own, thrown as
-/// `FiberError.networkError(underlying:)` with this inside (the seeds' eight
-/// cases of `FiberError` stay as they are, so exhaustive switches over them
-/// compile); network and HTTP failures keep their usual errors.
+/// `FiberError.networkError(underlying:)` with this inside (`FiberError` keeps
+/// its eight cases, so exhaustive switches written over them still compile);
+/// network and HTTP failures keep their usual errors.
 public struct TransferFailure: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a small open set of values.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
