@@ -67,8 +67,7 @@ struct Download {
         guard !files.fileExists(atPath: state.statePath),
               let size = (try? files.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 else { return nil }
         let head = try await fiber.send(fiber.request(.head, url))
-        let etag = head.headers["ETag"].flatMap { $0.hasPrefix("W/") ? nil : $0 }
-        guard let validator = etag ?? head.headers["Last-Modified"] else {
+        guard let validator = DownloadResumeState.validator(in: head.headers) else {
             out.error("cannot resume \(path): the server gives no ETag or Last-Modified; downloading it whole\n")
             return nil
         }

@@ -46,10 +46,10 @@ struct DownloadRulesTests {
 
     @Test func theValidatorIsAStrongETagElseLastModified() {
         let lastModified = "Wed, 25 Nov 2026 10:00:00 GMT"
-        #expect(DownloadRules.validator(in: Self.headers([("ETag", "\"abc\""), ("Last-Modified", lastModified)])) == "\"abc\"")
-        #expect(DownloadRules.validator(in: Self.headers([("ETag", "W/\"abc\""), ("Last-Modified", lastModified)])) == lastModified)
-        #expect(DownloadRules.validator(in: Self.headers([("ETag", "W/\"abc\"")])) == nil)
-        #expect(DownloadRules.validator(in: Self.headers([])) == nil)
+        #expect(DownloadResumeState.validator(in: Self.headers([("ETag", "\"abc\""), ("Last-Modified", lastModified)])) == "\"abc\"")
+        #expect(DownloadResumeState.validator(in: Self.headers([("ETag", "W/\"abc\""), ("Last-Modified", lastModified)])) == lastModified)
+        #expect(DownloadResumeState.validator(in: Self.headers([("ETag", "W/\"abc\"")])) == nil)
+        #expect(DownloadResumeState.validator(in: Self.headers([])) == nil)
         #expect(DownloadRules.resumeFields(offset: 7, validator: "\"abc\"").map { "\($0.0): \($0.1)" }
                 == ["Range: bytes=7-", "If-Range: \"abc\""])
     }

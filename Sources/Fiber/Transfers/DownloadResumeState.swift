@@ -1,3 +1,5 @@
+import FiberRuntime
+
 /// What it takes to resume a download: a plain `Codable` value, to keep across a
 /// process restart (as JSON, for example) and to resume from, even from another
 /// URL for the same resource (a mirror, a fresh signed link).
@@ -26,6 +28,13 @@ public struct DownloadResumeState: Codable, Sendable, Equatable {
         self.bytesOnDisk = bytesOnDisk
         self.validator = validator
         self.totalBytes = totalBytes
+    }
+
+    /// The validator a response gives to resume with: a strong `ETag` (weak ones may
+    /// not be used in `If-Range`), else `Last-Modified`; nil when it gives neither.
+    public static func validator(in headers: HTTPHeaders) -> String? {
+        if let etag = headers["ETag"], !etag.hasPrefix("W/"), etag.count >= 2 { return etag }
+        return headers["Last-Modified"]
     }
 
     /// The partial file: `destination` + `.fiberpart`, in the same directory (renamed

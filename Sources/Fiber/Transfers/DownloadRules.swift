@@ -19,13 +19,6 @@ enum DownloadRules {
         case malformed(String)
     }
 
-    /// The validator to resume with: a strong `ETag` (weak ones may not be used in
-    /// `If-Range`), else `Last-Modified`; nil when the response gives neither.
-    static func validator(in headers: HTTPHeaders) -> String? {
-        if let etag = headers["ETag"], !etag.hasPrefix("W/"), etag.count >= 2 { return etag }
-        return headers["Last-Modified"]
-    }
-
     /// The header fields that ask to resume at `offset` with `validator`.
     static func resumeFields(offset: Int, validator: String) -> [(String, String)] {
         [("Range", "bytes=\(offset)-"), ("If-Range", validator)]

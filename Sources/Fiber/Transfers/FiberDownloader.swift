@@ -197,7 +197,7 @@ struct DownloadJob: Sendable {
                     return try await finish(state, written: nil, resumedFrom: total, on: loop, failure: failure)
                 case .write(let offset, let truncate, let total):
                     if offset == 0 { state.validator = nil }
-                    state.validator = DownloadRules.validator(in: response.headers) ?? state.validator
+                    state.validator = DownloadResumeState.validator(in: response.headers) ?? state.validator
                     state.totalBytes = total
                     state.bytesOnDisk = offset
                     handle.update { $0 = state }
