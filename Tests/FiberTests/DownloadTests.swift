@@ -61,12 +61,12 @@ final class RangeResource: Sendable {
 @Suite("Downloads to files", .timeLimit(.minutes(1)))
 struct DownloadTests {
     /// A server with `resource` at `/file` and `/mirror/file`, a client, a downloader and a fresh directory.
-    static func withDownloads(_ resource: RangeResource, limit: Int = 4,
+    static func withDownloads(_ resource: RangeResource, limit: Int = 4, readIdleTimeout: Duration = .seconds(10),
                               _ body: (FiberDownloader, TestHTTPServer, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fiber-download-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await withLiveServer { server, transport in
+        try await withLiveServer(configure: { $0.readIdleTimeout = readIdleTimeout }) { server, transport in
             server.route("GET", "/file") { resource.respond($0) }
             server.route("GET", "/mirror/file") { resource.respond($0) }
             let fiber = Fiber(server.baseURL) { $0.transport = transport }
@@ -182,6 +182,41 @@ struct DownloadTests {
             #expect(resumedAt.map { $0 > 0 && $0 <= 700_000 } == true, "\(ranges)")
             #expect(server.lastRequest?.header("If-Range") == "\"v1\"")
             #expect(file.resumedFrom == resumedAt)
+        }
+    }
+
+    /// The server goes silent mid-body: the read timeout ends that response, and the
+    /// download resumes from the bytes it has, with `If-Range`, to the whole file.
+    @Test func resumesAfterAServerGoesSilent() async throws {
+        let content = patternedBytes(400_000, seed: 17)
+        let resource = RangeResource(content)
+        resource.shape.withLock { $0.stallAfter = 150_000 }
+        defer { resource.release() }
+        try await Self.withDownloads(resource, readIdleTimeout: .milliseconds(300)) { downloader, _, directory in
+            let file = try await downloader.download(from: "/file", to: directory + "/out.bin").value
+            #expect(file.resumedFrom == 150_000)
+            #expect(Self.holds(directory + "/out.bin", content))
+            #expect(resource.served.withLock { $0 } == [nil, "bytes=150000-"])
+        }
+    }
+
+    /// A 206 whose `Content-Range` promises a larger whole than the body brings (the
+    /// connection's framing being complete): the download fails instead of putting a
+    /// short file in place.
+    @Test func aBodyShortOfItsDeclaredTotalIsNotPutInPlace() async throws {
+        try await Self.withDownloads(RangeResource([1])) { downloader, server, directory in
+            server.route("GET", "/liar") { _ in
+                .bytes(patternedBytes(100, seed: 18), status: 206, headers: ["Content-Range": "bytes 0-99/1000", "ETag": "\"l\""])
+            }
+            let task = await downloader.download(from: "/liar", to: directory + "/out.bin")
+            await expectFiberError({ error in
+                guard case .networkError(let failure as TransferFailure) = error else { return false }
+                return failure.kind == .malformedResponse && failure.detail.contains("100 of 1000")
+            }) {
+                _ = try await task.value
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory + "/out.bin"))
+            #expect(Self.leftovers(in: directory).isEmpty)
         }
     }
 
