@@ -76,6 +76,7 @@ public final class Fiber: Sendable {
     }
 
     private func perform(_ request: FiberRequest, through pipeline: InlineNext) async throws -> FiberResponse {
+        defer { request.uploadProgress?.requestEnded() }
         if let error = request.buildError { throw error }
         var request = request
         for field in configuration.defaultHeaders where !request.headers.contains(name: field.name) {

@@ -138,8 +138,10 @@ public actor FiberDownloader {
 /// One download's work, run in its task: the loop of requests (a resume after a
 /// failure, a restart from zero), writing, checking and putting the file in place.
 struct DownloadJob: Sendable {
-    /// The most bytes of a body read ahead of the disk.
-    static let queuedBytes = 4 * 1024 * 1024
+    /// The most bytes of a body read ahead of the disk. Small on purpose: a queue of
+    /// megabytes drained at once hands its memory back to the system, and the next chunks
+    /// fault it in again page by page (tens of thousands of faults a GiB).
+    static let queuedBytes = 256 * 1024
 
     let fiber: Fiber
     let handle: DownloadTask

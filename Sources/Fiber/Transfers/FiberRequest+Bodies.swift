@@ -67,6 +67,29 @@ extension FiberRequest {
         return copy
     }
 
+    /// The same request, and its upload's progress as an `AsyncStream`: reports at most
+    /// once every `interval` (default 100 ms) and the last count always. A reader that
+    /// falls behind gets the newest report, not a backlog. The stream ends when the call
+    /// that sends the request (`Fiber.send`, `stream`, or a method built on them) returns
+    /// or throws, after any retries (whose bytes count from zero again), or when the
+    /// request is dropped unsent. One stream serves one call: send the request again and
+    /// its reports have nowhere to go.
+    ///
+    /// ```swift
+    /// let (request, progress) = fiber.request(.put, "/files/a").body(fileAt: path).uploadProgressStream()
+    /// async let response = fiber.send(request)
+    /// for await step in progress { print(step.bytes, step.fraction ?? 0) }
+    /// let status = try await response.statusCode
+    /// ```
+    public func uploadProgressStream(every interval: Duration = .milliseconds(100))
+        -> (request: FiberRequest, progress: AsyncStream<TransferProgress>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        var copy = self
+        copy.uploadProgress = ProgressReporter(interval: interval, report: { continuation.yield($0) },
+                                               ended: { continuation.finish() })
+        return (copy, stream)
+    }
+
     /// The same request with its streamed body read into memory (`body`), for an
     /// interceptor that must see all of it (a signature, an encryption). A request
     /// whose body is in memory already comes back as it is.

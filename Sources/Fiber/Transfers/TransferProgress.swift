@@ -37,12 +37,18 @@ final class ProgressReporter: Sendable {
 
     private let interval: Duration
     private let report: @Sendable (TransferProgress) -> Void
+    /// Told once when the request's call is over (an `AsyncStream` of reports ends then).
+    private let ended: (@Sendable () -> Void)?
     private let state = Mutex(State())
 
-    init(interval: Duration, report: @escaping @Sendable (TransferProgress) -> Void) {
+    init(interval: Duration, report: @escaping @Sendable (TransferProgress) -> Void, ended: (@Sendable () -> Void)? = nil) {
         self.interval = interval
         self.report = report
+        self.ended = ended
     }
+
+    /// A request never sent ends its stream when the last copy of it goes.
+    deinit { ended?() }
 
     /// The transfer starts with `bytes` already done (a download resumed from them).
     func start(at bytes: Int) {
@@ -74,6 +80,13 @@ final class ProgressReporter: Sendable {
             return Self.progress(latest.bytes, latest.total, baseline: s.baseline, since: start, now: now)
         }
         if let due { report(due) }
+    }
+
+    /// The request's call returned or threw, after every retry: the count held back,
+    /// then the end of a stream of reports.
+    func requestEnded() {
+        finish()
+        ended?()
     }
 
     private static func progress(_ bytes: Int, _ total: Int?, baseline: Int, since start: MonotonicTime,
