@@ -61,7 +61,7 @@ public struct Bench: AsyncParsableCommand {
         var headers = HTTPHeaders()
         for line in header {
             guard let colon = line.firstIndex(of: ":") else { throw ValidationError("a header is \"Name: value\", not \(line)") }
-            headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            headers.append(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: body.map { .string($0) })
         let group = EventLoopGroup(loopCount: loops, name: "fiber-bench")

@@ -34,14 +34,14 @@ struct RequestRunner {
         }
         if body == nil, bodyFile == nil, let json = items.jsonBody {
             body = Array(json.utf8)
-            headers.add(name: "Content-Type", value: "application/json")
+            headers.append(name: "Content-Type", value: "application/json")
         }
         if !items.headers.contains(where: { $0.name.lowercased() == "accept" }) {
-            headers.add(name: "Accept", value: items.jsonBody != nil ? "application/json, */*;q=0.5" : "*/*")
+            headers.append(name: "Accept", value: items.jsonBody != nil ? "application/json, */*;q=0.5" : "*/*")
         }
         for header in items.headers {
             if header.name.lowercased() == "content-type" { headers.remove(name: "Content-Type") }
-            headers.add(name: header.name, value: header.value)
+            headers.append(name: header.name, value: header.value)
         }
         if options.curl {
             let shown = headers.map { (name: $0.name, value: $0.value) }

@@ -48,7 +48,7 @@ public struct WS: AsyncParsableCommand {
         var headers = HTTPHeaders()
         for line in header {
             guard let colon = line.firstIndex(of: ":") else { throw ValidationError("a header is \"Name: value\", not \(line)") }
-            headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            headers.append(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         var configuration = WebSocketConfiguration()
         if deflate { configuration.compression = PerMessageDeflate() }

@@ -23,7 +23,7 @@ struct CacheLookup: Sendable {
         request = client.request(.get, path, query: query)
         var headers = request.headers
         for field in client.configuration.defaultHeaders where !headers.contains(name: field.name) {
-            headers.add(name: field.name, value: field.value)
+            headers.append(name: field.name, value: field.value)
         }
         requestHeaders = headers
         let credential = [configuration.authToken ?? "", headers.first(name: "Authorization") ?? ""]

@@ -74,8 +74,8 @@ public actor SharedCacheStore {
             return
         }
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
-        if let etag { headers.add(name: "ETag", value: etag) }
-        if let lastModified { headers.add(name: "Last-Modified", value: lastModified) }
+        if let etag { headers.append(name: "ETag", value: etag) }
+        if let lastModified { headers.append(name: "Last-Modified", value: lastModified) }
         let freshness = CacheFreshness(responseTime: clock.now(), lifetime: policy.ttl,
                                        staleWhileRevalidate: policy.staleWhileRevalidate)
         store(CacheEntry(key: key, body: body, headers: headers, freshness: freshness, storageMode: policy.storageMode),

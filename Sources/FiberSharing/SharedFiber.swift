@@ -75,7 +75,7 @@ public final class SharedFiber: Sendable {
             fiberConfig.timeout = configuration.defaultTimeout
             var headers = HTTPHeaders()
             for (name, value) in configuration.defaultHeaders.sorted(by: { $0.key < $1.key }) {
-                headers.add(name: name, value: value)
+                headers.append(name: name, value: value)
             }
             if let token = configuration.authToken { headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)") }
             fiberConfig.defaultHeaders = headers

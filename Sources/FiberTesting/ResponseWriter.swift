@@ -88,13 +88,13 @@ enum ResponseWriter {
         let plan: Plan
         switch response.body {
         case .bytes(let bytes):
-            if !bodyless, !framed { headers.add(name: "Content-Length", value: String(bytes.count)) }
+            if !bodyless, !framed { headers.append(name: "Content-Length", value: String(bytes.count)) }
             plan = bodyless ? .none : .bytes(bytes)
         case .chunked(let chunks, let trailers):
             if bodyless {
                 plan = .none
             } else if context.allowsChunked {
-                if !framed { headers.add(name: "Transfer-Encoding", value: "chunked") }
+                if !framed { headers.append(name: "Transfer-Encoding", value: "chunked") }
                 plan = .bytes(ChunkedCoding.body(chunks, trailers: trailers))
             } else {
                 close = true
@@ -105,7 +105,7 @@ enum ResponseWriter {
                 plan = .none
             } else {
                 if context.allowsChunked {
-                    if !framed { headers.add(name: "Transfer-Encoding", value: "chunked") }
+                    if !framed { headers.append(name: "Transfer-Encoding", value: "chunked") }
                 } else {
                     close = true
                 }
@@ -116,9 +116,9 @@ enum ResponseWriter {
             plan = bodyless ? .none : .bytes(bytes)
         }
         if close {
-            if !headers.containsToken("close", in: "Connection") { headers.add(name: "Connection", value: "close") }
+            if !headers.containsToken("close", in: "Connection") { headers.append(name: "Connection", value: "close") }
         } else if !context.allowsChunked, !headers.contains(name: "Connection") {
-            headers.add(name: "Connection", value: "keep-alive")
+            headers.append(name: "Connection", value: "keep-alive")
         }
 
         let head = encodeHead(status: status, reason: response.reason, headers: headers)

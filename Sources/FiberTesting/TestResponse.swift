@@ -146,7 +146,7 @@ public struct TestResponse: Sendable {
     /// This response with one more header field (appended; others of the same name stay).
     public func withHeader(_ name: String, _ value: String) -> TestResponse {
         var copy = self
-        copy.headers.add(name: name, value: value)
+        copy.headers.append(name: name, value: value)
         return copy
     }
 }

@@ -68,13 +68,13 @@ public struct WebSocketHandshake: Sendable {
             throw WebSocketError(.invalidHeader, "subprotocol \(subprotocol.debugDescription) is not a token")
         }
         var fields = HTTPHeaders()
-        fields.add(name: "Upgrade", value: "websocket")
-        fields.add(name: "Connection", value: "Upgrade")
-        fields.add(name: "Sec-WebSocket-Key", value: key)
-        fields.add(name: "Sec-WebSocket-Version", value: "13")
-        if !subprotocols.isEmpty { fields.add(name: "Sec-WebSocket-Protocol", value: subprotocols.joined(separator: ", ")) }
-        if let deflate { fields.add(name: "Sec-WebSocket-Extensions", value: deflate.offer) }
-        for field in headers { fields.add(name: field.name, value: field.value) }
+        fields.append(name: "Upgrade", value: "websocket")
+        fields.append(name: "Connection", value: "Upgrade")
+        fields.append(name: "Sec-WebSocket-Key", value: key)
+        fields.append(name: "Sec-WebSocket-Version", value: "13")
+        if !subprotocols.isEmpty { fields.append(name: "Sec-WebSocket-Protocol", value: subprotocols.joined(separator: ", ")) }
+        if let deflate { fields.append(name: "Sec-WebSocket-Extensions", value: deflate.offer) }
+        for field in headers { fields.append(name: field.name, value: field.value) }
         do {
             return try HTTP1RequestSerializer.head(method: "GET", requestTarget: path, host: hostHeader, headers: fields,
                                                    bodyLength: nil, hasBody: false).bytes

@@ -49,7 +49,7 @@ final class WebSocketUpgradeTransport: FiberTransport {
         guard let url = request.url else { throw FiberError.invalidURL("") }
         var headers = HTTPHeaders()
         for field in request.headers where !WebSocketHandshake.ownedFields.contains(field.name.lowercased()) {
-            headers.add(name: field.name, value: field.value)
+            headers.append(name: field.name, value: field.value)
         }
         var configuration = configuration
         if let deadline = request.deadlineReading {

@@ -8,7 +8,7 @@ struct ClientExchangeTests {
     @Test func getsStatusHeadersInOrderAndBody() async throws {
         try await withClient { client, server in
             server.route("/hello") { _ in
-                TestResponse(status: 201, headers: [("X-Multi", "a"), ("Content-Type", "text/plain"), ("x-multi", "b")].reduce(into: HTTPHeaders()) { $0.add(name: $1.0, value: $1.1) },
+                TestResponse(status: 201, headers: [("X-Multi", "a"), ("Content-Type", "text/plain"), ("x-multi", "b")].reduce(into: HTTPHeaders()) { $0.append(name: $1.0, value: $1.1) },
                              body: .bytes("Hello, world!".bytes))
             }
             let response = try await client.get(server.url("/hello?x=1"))

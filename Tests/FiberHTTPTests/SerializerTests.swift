@@ -11,7 +11,7 @@ struct SerializerTests {
 
     @Test func writesRequestLineHostAndHeadersInOrder() throws {
         let head = try HTTP1RequestSerializer.head(method: "GET", target: target,
-                                                   headers: [("Accept", "*/*"), ("X-A", "1"), ("x-a", "2")].reduce(into: HTTPHeaders()) { $0.add(name: $1.0, value: $1.1) },
+                                                   headers: [("Accept", "*/*"), ("X-A", "1"), ("x-a", "2")].reduce(into: HTTPHeaders()) { $0.append(name: $1.0, value: $1.1) },
                                                    bodyLength: nil, hasBody: false)
         #expect(text(head) == "GET /a?b=c HTTP/1.1\r\nHost: example.test:8080\r\nAccept: */*\r\nX-A: 1\r\nx-a: 2\r\n\r\n")
         #expect(head.framing == .none)

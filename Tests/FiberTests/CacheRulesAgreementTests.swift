@@ -33,8 +33,8 @@ import Testing
             for vary in Self.varies {
                 for other in Self.otherFields {
                     var response = HTTPHeaders(other)
-                    if let control { response.add(name: "Cache-Control", value: control) }
-                    if let vary { response.add(name: "Vary", value: vary) }
+                    if let control { response.append(name: "Cache-Control", value: control) }
+                    if let vary { response.append(name: "Vary", value: vary) }
                     for fields in Self.requestFields {
                         let request = HTTPHeaders(fields)
                         let once = rules.storage(method: method, statusCode: status, requestHeaders: request,

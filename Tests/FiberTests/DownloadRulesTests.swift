@@ -8,7 +8,7 @@ struct DownloadRulesTests {
 
     static func headers(_ fields: [(String, String)]) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        for (name, value) in fields { headers.add(name: name, value: value) }
+        for (name, value) in fields { headers.append(name: name, value: value) }
         return headers
     }
 

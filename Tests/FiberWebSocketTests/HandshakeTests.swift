@@ -17,7 +17,7 @@ struct HandshakeTests {
     @Test func writesTheUpgradeRequest() throws {
         let h = WebSocketHandshake(key: "k", subprotocols: ["chat", "v2"], deflate: PerMessageDeflate(clientNoContextTakeover: true))
         var headers = HTTPHeaders()
-        headers.add(name: "Authorization", value: "Bearer t")
+        headers.append(name: "Authorization", value: "Bearer t")
         let text = String(decoding: try h.request(path: "/s?x=1", hostHeader: "h:81", headers: headers), as: UTF8.self)
         #expect(text.hasPrefix("GET /s?x=1 HTTP/1.1\r\nHost: h:81\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"))
         #expect(text.contains("Sec-WebSocket-Key: k\r\nSec-WebSocket-Version: 13\r\n"))

@@ -323,7 +323,7 @@ public struct HTTPCacheRules: Sendable, Equatable {
         let replaced = Set(notModified.map { $0.name.lowercased() }).subtracting(kept)
         for name in replaced { merged.remove(name: name) }
         for field in notModified where replaced.contains(field.name.lowercased()) {
-            merged.add(name: field.name, value: field.value)
+            merged.append(name: field.name, value: field.value)
         }
         return merged
     }

@@ -115,6 +115,21 @@ extension FiberRequest {
         return copy
     }
 
+    /// The same request with `field` set (replacing any field of its name):
+    /// `.header(.authorization(bearerToken: token))`.
+    public func header(_ field: HTTPHeader) -> FiberRequest {
+        header(field.name, field.value)
+    }
+
+    /// The same request with each of `headers` set, in their order, as `header(_:)` does;
+    /// a name repeated in `headers` is sent with each of its values.
+    public func headers(_ headers: HTTPHeaders) -> FiberRequest {
+        var copy = self
+        for name in Set(headers.map { $0.name.lowercased() }) { copy.headers.remove(name: name) }
+        for field in headers { copy.headers.append(name: field.name, value: field.value) }
+        return copy
+    }
+
     /// The same request without the header `name` (any case).
     public func removingHeader(_ name: String) -> FiberRequest {
         var copy = self

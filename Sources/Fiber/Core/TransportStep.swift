@@ -58,7 +58,7 @@ struct TransportStep: Sendable {
             InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
         }
         if !headers.contains(name: TraceParent.headerName) {
-            headers.add(name: TraceParent.headerName, value: TraceParent.valueWithNewSpan(traceID: traceID))
+            headers.append(name: TraceParent.headerName, value: TraceParent.valueWithNewSpan(traceID: traceID))
         }
     }
 

@@ -170,7 +170,7 @@ package final class HTTP1Parser {
     fileprivate func onValueComplete() -> Int32 {
         let name = String(decoding: fieldName, as: UTF8.self)
         let value = String(decoding: fieldValue, as: UTF8.self)
-        if inTrailers { trailers.add(name: name, value: value) } else { head.headers.add(name: name, value: value) }
+        if inTrailers { trailers.append(name: name, value: value) } else { head.headers.append(name: name, value: value) }
         fieldName.removeAll(keepingCapacity: true)
         fieldValue.removeAll(keepingCapacity: true)
         return 0

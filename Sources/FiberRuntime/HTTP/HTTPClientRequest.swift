@@ -29,9 +29,20 @@ public struct HTTPClientRequest: Sendable {
     }
 
     /// RFC 9110 §9.2.2: the methods a client may retry without asking.
-    var isIdempotent: Bool {
+    var isIdempotent: Bool { Self.isIdempotent(method) }
+
+    /// RFC 9110 §9.2.2: whether `method` is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE).
+    package static func isIdempotent(_ method: String) -> Bool {
         switch method.uppercased() {
         case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": true
+        default: false
+        }
+    }
+
+    /// RFC 9110 §9.2.1: whether `method` is safe, read-only (GET, HEAD, OPTIONS, TRACE).
+    package static func isSafe(_ method: String) -> Bool {
+        switch method.uppercased() {
+        case "GET", "HEAD", "OPTIONS", "TRACE": true
         default: false
         }
     }

@@ -2,9 +2,12 @@
 /// case-insensitive lookup; a name may appear several times.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// One header field.
-    public struct Field: Sendable, Hashable {
+    public struct Field: Sendable, Hashable, Codable {
+        /// The field's name as given (compared without regard to case).
         public var name: String
+        /// The field's value.
         public var value: String
+        /// A field from its name and value.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -32,8 +35,13 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public var count: Int { fields.count }
     public var isEmpty: Bool { fields.isEmpty }
 
-    /// Appends a field, keeping any others of the same name.
-    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+    /// Appends a field, keeping any others of the same name (a field that may repeat,
+    /// such as `Set-Cookie`, or a list sent as several lines).
+    public mutating func append(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+
+    /// Sets `name` to `value`: replaces every field of that name (any case) with this
+    /// one, or adds it. (`append(name:value:)` keeps the others.)
+    public mutating func add(name: String, value: String) { replaceOrAdd(name: name, value: value) }
 
     /// Room for `n` fields, so that a parsed head grows its storage once rather than field by field.
     mutating func reserveCapacity(_ n: Int) { fields.reserveCapacity(n) }
@@ -42,7 +50,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     public mutating func replaceOrAdd(name: String, value: String?) {
         // Usually the field is new: searching first spares the removal its copy of shared storage.
         if contains(name: name) { remove(name: name) }
-        if let value { add(name: name, value: value) }
+        if let value { append(name: name, value: value) }
     }
 
     /// Removes every field named `name` (any case).
