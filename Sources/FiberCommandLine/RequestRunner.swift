@@ -1,3 +1,4 @@
+import Fiber
 import FiberRuntime
 import Foundation
 
@@ -45,8 +46,8 @@ struct RequestRunner {
         }
         if options.curl {
             let shown = headers.map { (name: $0.name, value: $0.value) }
-            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: body.map { String(decoding: $0, as: UTF8.self) },
-                                         bodyFile: bodyFile, insecure: options.insecure) + "\n")
+            let shownBody: CurlCommand.Body? = bodyFile.map { .file($0) } ?? body.map { .bytes(Data($0)) }
+            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: shownBody, insecure: options.insecure) + "\n")
         }
         let request = try HTTPClientRequest(url: url, method: method, headers: headers,
                                             body: bodyFile.map { .file(path: $0) } ?? body.map { .bytes($0) })

@@ -1,3 +1,4 @@
+import Fiber
 @testable import FiberCommandLine
 import Testing
 
@@ -25,7 +26,7 @@ import Testing
         let command = CurlCommand.render(method: "POST", url: "https://api.example.com/users?a=1",
                                          headers: [("Content-Type", "application/json"), ("X-Note", "it's")],
                                          body: #"{"name":"O'Brien"}"#)
-        #expect(command == #"curl -X POST -H 'Content-Type: application/json' -H 'X-Note: it'\''s' --data-raw '{"name":"O'\''Brien"}' 'https://api.example.com/users?a=1'"#)
+        #expect(command == #"curl -X POST -H 'Content-Type: application/json' -H 'X-Note: it'\''s' -H 'Expect:' --data-raw '{"name":"O'\''Brien"}' 'https://api.example.com/users?a=1'"#)
         #expect(CurlCommand.render(method: "GET", url: "http://h/", headers: [], body: nil) == "curl 'http://h/'")
         #expect(CurlCommand.render(method: "HEAD", url: "http://h/", headers: [], body: nil, insecure: true) == "curl --insecure --head 'http://h/'")
     }

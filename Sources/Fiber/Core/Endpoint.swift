@@ -48,12 +48,17 @@ extension Fiber {
     ///   accepted (2xx, or the client's `validateStatus`); `.decodingError`
     ///   when the body is not a `Response`.
     public func request<E: Endpoint>(_ endpoint: E) async throws -> E.Response {
+        try await send(request(for: endpoint)).validateStatus().decode()
+    }
+
+    /// The request `endpoint` describes: its method, path, query, headers, body and timeout.
+    public func request<E: Endpoint>(for endpoint: E) -> FiberRequest {
         var request = request(endpoint.method, endpoint.path, headers: endpoint.headers).query(endpoint.queryItems)
         if let body = endpoint.body {
             let type = request.headers.contains(name: "Content-Type") ? nil : configuration.defaults.jsonContentType
             request = request.body(body, contentType: type)
         }
         if let timeout = endpoint.timeout { request = request.timeout(timeout) }
-        return try await send(request).validateStatus().decode()
+        return request
     }
 }

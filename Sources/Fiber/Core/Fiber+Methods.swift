@@ -70,7 +70,13 @@ extension Fiber {
 
     private func sendJSON<Body: Encodable>(_ method: HTTPMethod, _ path: String, _ body: Body, _ query: [String: String],
                                            _ headers: [String: String]) async throws -> FiberResponse {
-        let request = request(method, path, query: query, headers: headers)
-        return try await send(request.jsonBody(body, encoder: configuration.encoder, defaults: configuration.defaults))
+        try await send(jsonRequest(method, path, body, query, headers))
+    }
+
+    /// A request with `body` encoded as JSON by the client's encoder.
+    func jsonRequest<Body: Encodable>(_ method: HTTPMethod, _ path: String, _ body: Body, _ query: [String: String],
+                                      _ headers: [String: String]) -> FiberRequest {
+        request(method, path, query: query, headers: headers)
+            .jsonBody(body, encoder: configuration.encoder, defaults: configuration.defaults)
     }
 }

@@ -114,6 +114,11 @@ public struct HTTPRequestBody: Sendable {
         HTTPRequestBody(source: .parts(parts))
     }
 
+    /// The path of a body that is one file, for a rendering that lets another program read it.
+    package var filePath: String? {
+        if case .file(let path) = source { path } else { nil }
+    }
+
     /// Whether the body can be sent again from its start (see the type's overview).
     public var isReplayable: Bool {
         switch source {
