@@ -51,6 +51,18 @@ struct CallStyleTests {
         }
     }
 
+    /// Without a queue, the completion runs on the event loop that ran the request.
+    @Test func withoutAQueueTheCompletionRunsOnTheRequestsLoop() async throws {
+        try await withLiveServer { server, transport in
+            Self.usersServer(server)
+            let fiber = Fiber(server.baseURL) { $0.transport = transport }
+            let delivery = Delivery<Bool>()
+            fiber.get("/users") { (_: NetworkResponse<Data>) in delivery.record(EventLoop.current != nil) }
+            let (onLoop, _) = try await delivery.value()
+            #expect(onLoop)
+        }
+    }
+
     @Test func aRejectedStatusKeepsItsResponseAFailedConnectionHasNone() async throws {
         try await withLiveServer { server, transport in
             Self.usersServer(server)

@@ -47,6 +47,25 @@ if let i = arguments.firstIndex(of: "--phase-ms"), i + 1 < arguments.count, let 
     phaseMilliseconds = ms
     arguments.removeSubrange(i...(i + 1))
 }
+// `--style async|completion|chain` is how each request is made: awaited (`Fiber.send`),
+// with a completion (`Fiber.send(_:as:queue:completion:)`, resumed from the completion),
+// or through the serializer chain (`fiber.chain(request).responseData()`).
+// `--versus-style S` interleaves two styles over one pipeline, as `--versus` does pipelines.
+let styles = ["async", "completion", "chain"]
+var style = "async"
+var versusStyle: String?
+if let i = arguments.firstIndex(of: "--style"), i + 1 < arguments.count {
+    style = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+}
+if let i = arguments.firstIndex(of: "--versus-style"), i + 1 < arguments.count {
+    versusStyle = arguments[i + 1]
+    arguments.removeSubrange(i...(i + 1))
+}
+guard styles.contains(style), versusStyle.map(styles.contains) ?? true else {
+    HTTPBench.die("--style and --versus-style take \(styles.joined(separator: ", "))")
+}
+if versus != nil && versusStyle != nil { HTTPBench.die("--versus and --versus-style do not go together") }
 // `--print-phases` (with `--versus`): also prints every phase boundary, in CLOCK_MONOTONIC
 // nanoseconds, so that `Scripts/profile-pipeline` can split a profile's samples by phase.
 let printsPhases = arguments.contains("--print-phases")
@@ -87,19 +106,41 @@ func client(_ pipeline: String) -> Fiber {
         $0.interceptors = interceptors(for: pipeline)
     }
 }
-let fibers = [client(pipeline)] + (versus.map { [client($0)] } ?? [])
+let fibers = [client(pipeline)] + (versus.map { [client($0)] } ?? []) + (versusStyle.map { _ in [client(pipeline)] } ?? [])
+let clientStyles = [style] + (versusStyle.map { [$0] } ?? [])
+
+/// One request made in `style`: the response's status and body size.
+@Sendable func call(_ fiber: Fiber, _ request: FiberRequest, style: String) async throws -> (Int, Int) {
+    switch style {
+    case "completion":
+        let response = await withCheckedContinuation { continuation in
+            fiber.send(request, as: Data.self) { continuation.resume(returning: $0) }
+        }
+        let data = try response.get()
+        return (response.statusCode ?? 0, data.count)
+    case "chain":
+        let response = await fiber.chain(request).responseData()
+        let data = try response.get()
+        return (response.statusCode ?? 0, data.count)
+    default:
+        let response = try await fiber.send(request)
+        return (response.statusCode, response.data.count)
+    }
+}
 let phases = InterleavedPhases(clients: fibers.count)
 let counter = Atomic<Int>(0)
 let base = FiberRequest(url: options.url)
 
-let bench = HTTPBench(client: "fiber-\(pipeline)\(versus.map { "-versus-\($0)" } ?? "")", options: options,
-                      executor: group.loops[0]) {
+let label = "fiber-\(pipeline)\(style == "async" ? "" : "-\(style)")\(versus.map { "-versus-\($0)" } ?? "")"
+    + (versusStyle.map { "-versus-\($0)" } ?? "")
+let bench = HTTPBench(client: label, options: options, executor: group.loops[0]) {
     let n = counter.wrappingAdd(1, ordering: .relaxed).oldValue
     let phase = phases.current
-    let response = try await fibers[phases.client(of: phase)].send(base.query("n", String(n)))
-    guard response.statusCode == 200 else { throw PipelineBenchError.status(response.statusCode) }
+    let index = phases.client(of: phase)
+    let (status, bytes) = try await call(fibers[index], base.query("n", String(n)), style: clientStyles[min(index, clientStyles.count - 1)])
+    guard status == 200 else { throw PipelineBenchError.status(status) }
     phases.complete(phase)
-    return response.data.count
+    return bytes
 }
 // CPU time per request (user + system, the whole process, every request the run sent):
 // on a shared machine it moves far less than requests per second, which another
@@ -111,15 +152,16 @@ func cpuMicroseconds() -> Double {
     return micros(usage.ru_utime) + micros(usage.ru_stime)
 }
 let cpuBefore = cpuMicroseconds()
-let turns = versus == nil ? nil : Task.detached { await phases.alternate(every: .milliseconds(phaseMilliseconds)) }
+let turns = versus == nil && versusStyle == nil ? nil : Task.detached { await phases.alternate(every: .milliseconds(phaseMilliseconds)) }
 await bench.run()
 phases.stop()
 let sent = counter.load(ordering: .relaxed)
-if let versus, let boundaries = await turns?.value {
+if let versus = versus ?? versusStyle, let boundaries = await turns?.value {
     if printsPhases { print("PIPELINE_PHASES " + boundaries.map { String($0.wallNanoseconds) }.joined(separator: " ")) }
     // The timed run: after the warm-up, for `seconds` (the controller started with the warm-up).
     let measured = options.warmup...(options.warmup + options.seconds)
-    print("PIPELINE_INTERLEAVED " + phases.summary(boundaries, a: pipeline, b: versus, measured: measured))
+    let a = versusStyle == nil ? pipeline : style
+    print("PIPELINE_INTERLEAVED " + phases.summary(boundaries, a: a, b: versus, measured: measured))
 } else {
     print("PIPELINE_CPU {\"client\":\"fiber-\(pipeline)\",\"concurrency\":\(options.concurrency),"
           + "\"requests\":\(sent),\"cpu_us_per_request\":\((cpuMicroseconds() - cpuBefore) / Double(max(sent, 1)))}")

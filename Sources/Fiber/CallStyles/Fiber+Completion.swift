@@ -3,9 +3,9 @@ import Foundation
 
 /// Every request method with a completion instead of `await`, for code that is not
 /// async. Each returns at once, without blocking a thread: the request runs in a task
-/// of its own, and `completion` gets a `NetworkResponse` on `queue` (a global queue
-/// by default; `.main` where a main queue runs). The `RequestChain` returned cancels
-/// the request (`cancel()`) or takes more serializers.
+/// of its own, and `completion` gets a `NetworkResponse` on `queue`, or without one on
+/// the event loop that ran the request (keep it short there: no blocking call). The
+/// `RequestChain` returned cancels the request (`cancel()`) or takes more serializers.
 ///
 /// The value is decoded from JSON with the client's decoder, except `Data` (the body
 /// as it came) and `Empty` (any 2xx, with or without a body). The status must pass
@@ -15,7 +15,7 @@ extension Fiber {
     /// Sends `request`; see the extension's overview.
     @discardableResult
     public func send<Value: Decodable & Sendable>(
-        _ request: FiberRequest, as type: Value.Type = Value.self, queue: DispatchQueue = .global(),
+        _ request: FiberRequest, as type: Value.Type = Value.self, queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         chain(request).response(using: BodySerializer<Value>(), queue: queue, completion: completion)
@@ -25,7 +25,7 @@ extension Fiber {
     @discardableResult
     public func get<Value: Decodable & Sendable>(
         _ path: String, query: [String: String] = [:], headers: [String: String] = [:], as type: Value.Type = Value.self,
-        queue: DispatchQueue = .global(), completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
+        queue: DispatchQueue? = nil, completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         send(request(.get, path, query: query, headers: headers), queue: queue, completion: completion)
     }
@@ -34,7 +34,7 @@ extension Fiber {
     @discardableResult
     public func delete<Value: Decodable & Sendable>(
         _ path: String, query: [String: String] = [:], headers: [String: String] = [:], as type: Value.Type = Value.self,
-        queue: DispatchQueue = .global(), completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
+        queue: DispatchQueue? = nil, completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         send(request(.delete, path, query: query, headers: headers), queue: queue, completion: completion)
     }
@@ -43,7 +43,7 @@ extension Fiber {
     @discardableResult
     public func post<Value: Decodable & Sendable>(
         _ path: String, query: [String: String] = [:], headers: [String: String] = [:], as type: Value.Type = Value.self,
-        queue: DispatchQueue = .global(), completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
+        queue: DispatchQueue? = nil, completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         send(request(.post, path, query: query, headers: headers), queue: queue, completion: completion)
     }
@@ -53,7 +53,7 @@ extension Fiber {
     @discardableResult
     public func post<Body: Encodable, Value: Decodable & Sendable>(
         _ path: String, body: Body, query: [String: String] = [:], headers: [String: String] = [:],
-        as type: Value.Type = Value.self, queue: DispatchQueue = .global(),
+        as type: Value.Type = Value.self, queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         send(jsonRequest(.post, path, body, query, headers), queue: queue, completion: completion)
@@ -63,7 +63,7 @@ extension Fiber {
     @discardableResult
     public func put<Body: Encodable, Value: Decodable & Sendable>(
         _ path: String, body: Body, query: [String: String] = [:], headers: [String: String] = [:],
-        as type: Value.Type = Value.self, queue: DispatchQueue = .global(),
+        as type: Value.Type = Value.self, queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         send(jsonRequest(.put, path, body, query, headers), queue: queue, completion: completion)
@@ -73,7 +73,7 @@ extension Fiber {
     @discardableResult
     public func patch<Body: Encodable, Value: Decodable & Sendable>(
         _ path: String, body: Body, query: [String: String] = [:], headers: [String: String] = [:],
-        as type: Value.Type = Value.self, queue: DispatchQueue = .global(),
+        as type: Value.Type = Value.self, queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         send(jsonRequest(.patch, path, body, query, headers), queue: queue, completion: completion)
@@ -82,7 +82,7 @@ extension Fiber {
     /// Sends `endpoint`; `completion` gets its `Response` decoded; see the extension's overview.
     @discardableResult
     public func request<E: Endpoint>(
-        _ endpoint: E, queue: DispatchQueue = .global(), completion: @escaping @Sendable (NetworkResponse<E.Response>) -> Void
+        _ endpoint: E, queue: DispatchQueue? = nil, completion: @escaping @Sendable (NetworkResponse<E.Response>) -> Void
     ) -> RequestChain where E.Response: Sendable {
         send(request(for: endpoint), queue: queue, completion: completion)
     }

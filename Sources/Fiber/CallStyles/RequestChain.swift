@@ -135,51 +135,52 @@ public struct RequestChain: Sendable {
 
     // MARK: With a completion
 
-    /// Calls `completion` on `queue` with the response made by `serializer`; returns
-    /// the chain, for more serializers or `cancel()`. No thread waits meanwhile.
+    /// Calls `completion` with the response made by `serializer`; returns the chain, for
+    /// more serializers or `cancel()`. No thread waits meanwhile.
     ///
-    /// The default queue is a global one: a server process usually runs no main
-    /// queue. Pass `.main` where one runs, or a serial queue of your own.
+    /// Without a `queue`, `completion` runs on the event loop that ran the request, as
+    /// a server's callbacks usually do: keep it short (no blocking call, no heavy work),
+    /// or pass a queue to run it there (`.main` in a program that runs a main queue).
     @discardableResult
     public func response<Serializer: ResponseSerializer>(
-        using serializer: Serializer, queue: DispatchQueue = .global(),
+        using serializer: Serializer, queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (NetworkResponse<Serializer.SerializedObject>) -> Void
     ) -> RequestChain {
         let chain = self
-        call.start(fiber, request)
-        Task {
+        // Started at once, on the loop the transport would send on: no hop there from the global pool.
+        Task(executorPreference: fiber.transport.executorPreference()) {
             let response = await chain.response(using: serializer)
-            queue.async { completion(response) }
+            if let queue { queue.async { completion(response) } } else { completion(response) }
         }
         return self
     }
 
-    /// Calls `completion` on `queue` with the body decoded from JSON as `type`.
+    /// Calls `completion` (on `queue`, else on the request's event loop) with the body decoded from JSON as `type`.
     @discardableResult
     public func responseDecodable<Value: Decodable & Sendable>(
-        of type: Value.Type = Value.self, decoder: JSONDecoder? = nil, queue: DispatchQueue = .global(),
+        of type: Value.Type = Value.self, decoder: JSONDecoder? = nil, queue: DispatchQueue? = nil,
         completion: @escaping @Sendable (NetworkResponse<Value>) -> Void
     ) -> RequestChain {
         response(using: DecodableResponseSerializer<Value>(decoder: decoder), queue: queue, completion: completion)
     }
 
-    /// Calls `completion` on `queue` with the body as it came.
+    /// Calls `completion` (on `queue`, else on the request's event loop) with the body as it came.
     @discardableResult
-    public func responseData(queue: DispatchQueue = .global(),
+    public func responseData(queue: DispatchQueue? = nil,
                              completion: @escaping @Sendable (NetworkResponse<Data>) -> Void) -> RequestChain {
         response(using: DataResponseSerializer(), queue: queue, completion: completion)
     }
 
-    /// Calls `completion` on `queue` with the body as text.
+    /// Calls `completion` (on `queue`, else on the request's event loop) with the body as text.
     @discardableResult
-    public func responseString(encoding: String.Encoding? = nil, queue: DispatchQueue = .global(),
+    public func responseString(encoding: String.Encoding? = nil, queue: DispatchQueue? = nil,
                                completion: @escaping @Sendable (NetworkResponse<String>) -> Void) -> RequestChain {
         response(using: StringResponseSerializer(encoding: encoding), queue: queue, completion: completion)
     }
 
-    /// Calls `completion` on `queue` with whether the call succeeded.
+    /// Calls `completion` (on `queue`, else on the request's event loop) with whether the call succeeded.
     @discardableResult
-    public func responseVoid(queue: DispatchQueue = .global(),
+    public func responseVoid(queue: DispatchQueue? = nil,
                              completion: @escaping @Sendable (NetworkResponse<Void>) -> Void) -> RequestChain {
         response(using: VoidResponseSerializer(), queue: queue, completion: completion)
     }
@@ -215,54 +216,102 @@ public struct UnacceptableContentType: Error, Sendable, Equatable, CustomStringC
     }
 }
 
-/// The one network call of a chain, started by whichever serializer comes first.
+/// The one network call of a chain. The first serializer to ask runs it in its own
+/// task (an awaited one inline, a completion's in the task made for it), so an
+/// awaited chain costs no task of its own; the others wait for its outcome.
 final class SharedCall: Sendable {
+    /// The task running the call, kept only while it runs it (see `outcome`), to cancel it.
+    private struct Runner: @unchecked Sendable {
+        // @unchecked: an `UnsafeCurrentTask` must not outlive its task. The runner removes
+        // it under the lock before it returns from the call, and it is used only under
+        // that lock, so it is never used once its task may have ended.
+        let task: UnsafeCurrentTask
+    }
+
     private enum State {
         case idle
-        case running(Task<FiberResponse, any Error>)
+        case running(Runner?, waiters: [Int: CheckedContinuation<Outcome, Never>], nextWaiter: Int)
+        case finished(Outcome)
         case cancelledBeforeStart
+    }
+
+    private enum Role {
+        case run
+        case wait
+        case done(Outcome)
     }
 
     private let state = Mutex(State.idle)
 
-    /// Starts the call unless it started or was cancelled.
-    @discardableResult
-    func start(_ fiber: Fiber, _ request: FiberRequest) -> Task<FiberResponse, any Error>? {
-        state.withLock { state in
-            switch state {
-            case .running(let task): return task
-            case .cancelledBeforeStart: return nil
-            case .idle:
-                let task = Task { try await fiber.send(request) }
-                state = .running(task)
-                return task
-            }
-        }
-    }
-
     /// The call's response or its error. A caller cancelled while waiting cancels the
     /// call: the response is one thing shared by every serializer.
     func outcome(of fiber: Fiber, _ request: FiberRequest) async -> Outcome {
-        guard let task = start(fiber, request) else { return Outcome(.failure(.cancelled)) }
-        let result = await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
-        switch result {
-        case .success(let response): return Outcome(.success(response))
-        case .failure(let error as FiberError): return Outcome(.failure(error))
-        case .failure(let error) where error is CancellationError: return Outcome(.failure(.cancelled))
-        case .failure(let error): return Outcome(.failure(.interceptor(name: "unknown", underlying: error)))
+        let role: Role = withUnsafeCurrentTask { current in
+            state.withLock { state in
+                switch state {
+                case .idle:
+                    state = .running(current.map(Runner.init), waiters: [:], nextWaiter: 0)
+                    return .run
+                case .running: return .wait
+                case .finished(let outcome): return .done(outcome)
+                case .cancelledBeforeStart: return .done(Outcome(.failure(.cancelled)))
+                }
+            }
+        }
+        switch role {
+        case .done(let outcome):
+            return outcome
+        case .run:
+            let outcome = await Self.perform(fiber, request)
+            let waiters: [CheckedContinuation<Outcome, Never>] = state.withLock { state in
+                guard case .running(_, let waiters, _) = state else { return [] }
+                state = .finished(outcome)
+                return Array(waiters.values)
+            }
+            for waiter in waiters { waiter.resume(returning: outcome) }
+            return outcome
+        case .wait:
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                    let ready: Outcome? = state.withLock { state in
+                        switch state {
+                        case .running(let runner, var waiters, let next):
+                            waiters[next] = continuation
+                            state = .running(runner, waiters: waiters, nextWaiter: next + 1)
+                            return nil
+                        case .finished(let outcome): return outcome
+                        case .idle, .cancelledBeforeStart: return Outcome(.failure(.cancelled))
+                        }
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            } onCancel: {
+                self.cancel()
+            }
         }
     }
 
+    /// Cancels the call: the task running it, or the call before it starts.
     func cancel() {
-        let task: Task<FiberResponse, any Error>? = state.withLock { state in
+        state.withLock { state in
             switch state {
-            case .running(let task): return task
-            case .idle, .cancelledBeforeStart:
-                state = .cancelledBeforeStart
-                return nil
+            case .idle: state = .cancelledBeforeStart
+            case .running(let runner, _, _): runner?.task.cancel()
+            case .finished, .cancelledBeforeStart: break
             }
         }
-        task?.cancel()
+    }
+
+    private static func perform(_ fiber: Fiber, _ request: FiberRequest) async -> Outcome {
+        do {
+            return Outcome(.success(try await fiber.send(request)))
+        } catch let error as FiberError {
+            return Outcome(.failure(error))
+        } catch is CancellationError {
+            return Outcome(.failure(.cancelled))
+        } catch {
+            return Outcome(.failure(.interceptor(name: "unknown", underlying: error)))
+        }
     }
 
     /// A call's outcome, and its response whether or not the chain accepts it.

@@ -24,6 +24,8 @@ public final class Fiber: Sendable {
     private let bindsTaskTrace: Bool
     /// Whether requests run in a span (see `tracesRequests(_:)`).
     private let isTraced: Bool
+    /// The end of every pipeline, for those a request makes of its own interceptors.
+    private let end: TransportStep
 
     /// A client for `baseURL`, configured by `configure`.
     public init(_ baseURL: String, configure: (inout Configuration) -> Void = { _ in }) {
@@ -38,6 +40,7 @@ public final class Fiber: Sendable {
         bindsTaskTrace = !configuration.interceptors.isEmpty || configuration.logger != nil || !(transport is HTTPTransport)
         isTraced = Self.tracesRequests(configuration)
         let last = TransportStep(transport: transport, configuration: configuration)
+        end = last
         pipeline = InlineNext.chain(configuration.interceptors) { try await last.send($0) }
         streamingPipeline = InlineNext.chain(configuration.interceptors) { try await last.stream($0) }
     }
@@ -60,7 +63,7 @@ public final class Fiber: Sendable {
     ///   the status. Errors of interceptors pass through as they were thrown.
     @discardableResult
     public func send(_ request: FiberRequest) async throws -> FiberResponse {
-        try await perform(request, through: pipeline)
+        try await perform(request, through: request.overrides == nil ? pipeline : pipeline(for: request, streaming: false))
     }
 
     /// Sends `request` through the pipeline and returns as soon as the response
@@ -72,7 +75,35 @@ public final class Fiber: Sendable {
     ///
     /// - Throws: as `send(_:)`, up to the response head.
     public func stream(_ request: FiberRequest) async throws -> FiberStreamingResponse {
-        FiberStreamingResponse(try await perform(request, through: streamingPipeline))
+        FiberStreamingResponse(try await perform(request, through: request.overrides == nil
+            ? streamingPipeline : pipeline(for: request, streaming: true)))
+    }
+
+    /// The pipeline of a request that brings interceptors of its own, or asks for
+    /// retries of a client without a `RetryInterceptor` (which it then gets, outermost).
+    private func pipeline(for request: FiberRequest, streaming: Bool) -> InlineNext {
+        let shared = streaming ? streamingPipeline : pipeline
+        guard let overrides = request.overrides else { return shared }
+        var interceptors = configuration.interceptors
+        var changed = false
+        switch overrides.interceptors {
+        case .replacing(let own)?:
+            interceptors = own
+            changed = true
+        case .adding(let more)?:
+            interceptors += more
+            changed = !more.isEmpty
+        case nil:
+            break
+        }
+        if let retry = overrides.retry, retry.maxRetries > 0, !interceptors.contains(where: { $0 is RetryInterceptor }) {
+            interceptors.insert(RetryInterceptor(), at: 0)
+            changed = true
+        }
+        guard changed else { return shared }
+        let end = self.end
+        return streaming ? InlineNext.chain(interceptors) { try await end.stream($0) }
+                         : InlineNext.chain(interceptors) { try await end.send($0) }
     }
 
     private func perform(_ request: FiberRequest, through pipeline: InlineNext) async throws -> FiberResponse {
@@ -134,7 +165,7 @@ public final class Fiber: Sendable {
                         metadata: ["trace": request.traceID])
             throw FiberError.surfacing(error)
         }
-        response.decoder = configuration.decoder
+        response.decoder = request.overrides?.decoder ?? configuration.decoder
         response.statusRule = configuration.validateStatus
         if let rule = configuration.validateStatus, !rule(response.statusCode) {
             logger?.log(.error, "✗ \(response.statusCode) \(request.location.text): status rejected",

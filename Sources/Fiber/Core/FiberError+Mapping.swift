@@ -42,12 +42,4 @@ extension FiberError {
         if error is CancellationError { return FiberError.cancelled }
         return error
     }
-
-    /// True for errors a retry may cure: timeouts and network failures.
-    var isTransient: Bool {
-        switch self {
-        case .timeout, .networkError: true
-        default: false
-        }
-    }
 }

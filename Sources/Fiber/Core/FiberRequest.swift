@@ -61,6 +61,9 @@ public struct FiberRequest: Sendable {
     /// A failure found while building (bad URL, body that did not encode), thrown by `send`.
     var buildError: FiberError?
 
+    /// What the request changes of its client's behaviour (retry, interceptors, cache, decoder).
+    var overrides: RequestOverrides?
+
     /// A `GET` request to `url`. A string that is not an absolute URL makes
     /// `Fiber.send` throw `FiberError.invalidURL` with it.
     public init(url: String) {

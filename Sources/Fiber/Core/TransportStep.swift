@@ -66,7 +66,7 @@ struct TransportStep: Sendable {
         -> FiberResponse {
         var response = FiberResponse(data: data, statusCode: head.statusCode, headers: head.headers, request: request,
                                      duration: (MonotonicTime.now() - start).seconds, traceID: request.traceID)
-        response.decoder = configuration.decoder
+        response.decoder = request.overrides?.decoder ?? configuration.decoder
         response.statusRule = configuration.validateStatus
         return response
     }

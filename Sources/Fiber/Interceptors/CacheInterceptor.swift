@@ -48,9 +48,13 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
         try await run(request, next: InlineNext(next))
     }
 
-    /// True when the cache has nothing to do with `request`: a method it does not cache, or `.meta("cache", "skip")`.
+    /// True when the cache has nothing to do with `request`: a method it does not cache,
+    /// `.meta("cache", "skip")`, or a `CachePolicy` that neither reads nor writes.
     func passesOn(_ request: FiberRequest) -> Bool {
-        !cacheableMethods.contains(request.httpMethod) || (!request.metadata.isEmpty && request.metadata["cache"] == "skip")
+        if !cacheableMethods.contains(request.httpMethod) { return true }
+        if !request.metadata.isEmpty && request.metadata["cache"] == "skip" { return true }
+        if let policy = request.overrides?.cachePolicy, !policy.useCache && !policy.storeCache { return true }
+        return false
     }
 
     /// A request the cache has nothing to do with needs nothing of this step.
@@ -61,6 +65,9 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
         let key = Self.key(for: request)
         // One reading of the clock serves the lookup and, on a miss, as the request's time.
         let instant = store.instant()
+        if let policy = request.overrides?.cachePolicy, !policy.useCache || !policy.storeCache {
+            return try await fetch(key, request: request, following: policy, requestTime: store.date(at: instant), next: next)
+        }
         switch store.lookup(key, for: request, at: instant) {
         case .fresh(let entry, let age):
             return entry.answer(to: request, age: age)
@@ -97,7 +104,22 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
                                                requestTime: Date, next: InlineNext) async throws -> FiberResponse {
         // Not `next(entry.map(…) ?? request)`: that copies the request on every miss.
         let response = if let entry { try await next(entry.conditional(request)) } else { try await next(request) }
-        return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry) ?? response
+        return store.record(response, for: key, request: request, requestTime: requestTime, validated: entry,
+                            expiring: request.overrides?.cachePolicy?.expireTime) ?? response
+    }
+
+    /// A request whose `CachePolicy` reads without storing, or stores without reading: a
+    /// fresh stored response answers when it may be read (nothing is revalidated, since a
+    /// 304 would have to update the store); the response is stored when it may be.
+    nonisolated(nonsending) private func fetch(_ key: CacheKey, request: FiberRequest, following policy: CachePolicy,
+                                               requestTime: Date, next: InlineNext) async throws -> FiberResponse {
+        if policy.useCache, case .fresh(let entry, let age) = store.lookup(key, for: request, at: store.instant()) {
+            return entry.answer(to: request, age: age)
+        }
+        let response = try await next(request)
+        guard policy.storeCache else { return response }
+        return store.record(response, for: key, request: request, requestTime: requestTime, validated: nil,
+                            expiring: policy.expireTime) ?? response
     }
 
     /// Starts the background refresh of `key` unless one runs. A function of its own: a task's
@@ -291,14 +313,15 @@ final class CacheStore: Sendable {
     /// `304`), or nil when the caller answers with `response` itself. (Returning
     /// `response` itself copied it: the compiler passed it borrowed.)
     @inline(never)  // inlined into the async caller, its locals would be task allocations
+    /// `expiring`, when given, replaces the lifetime the response or the default gives.
     func record(_ response: FiberResponse, for key: consuming CacheKey, request: FiberRequest, requestTime: Date,
-                validated: CachedEntry?) -> FiberResponse? {
+                validated: CachedEntry?, expiring: Date? = nil) -> FiberResponse? {
         let instant = clock.now()
         let responseTime = date(at: instant)
         if response.statusCode == 304, let validated {
             let headers = HTTPCacheRules.merging(validated.headers, with: response.headers)
-            let entry = validated.refreshed(headers: headers, freshness: rules.freshness(
-                responseHeaders: headers, requestTime: requestTime, responseTime: responseTime))
+            let entry = validated.refreshed(headers: headers, freshness: Self.freshness(rules.freshness(
+                responseHeaders: headers, requestTime: requestTime, responseTime: responseTime), expiring: expiring))
             state.withLock { $0.store(entry, for: key.digest) }
             return entry.answer(to: request, age: entry.freshness.age(at: responseTime)).withDuration(response.duration)
         }
@@ -313,9 +336,19 @@ final class CacheStore: Sendable {
         let digest = key.digest
         // Made before the lock, so that the key moves into it (a closure would copy it).
         let entry = CachedEntry(key: key, data: response.data, statusCode: response.statusCode, headers: response.headers,
-                                freshness: storage.freshness, vary: vary, varyNames: storage.varyNames)
+                                freshness: Self.freshness(storage.freshness, expiring: expiring), vary: vary,
+                                varyNames: storage.varyNames)
         state.withLock { $0.store(entry, for: digest) }
         return nil
+    }
+
+    /// `freshness`, fresh until `expiring` instead when it is given (and not served stale after).
+    static func freshness(_ freshness: CacheFreshness, expiring: Date?) -> CacheFreshness {
+        guard let expiring else { return freshness }
+        var changed = freshness
+        changed.lifetime = max(0, freshness.initialAge + expiring.timeIntervalSince(freshness.responseTime))
+        changed.staleWhileRevalidate = 0
+        return changed
     }
 
     func clear() { state.withLock { $0.cache.removeAll() } }

@@ -12,8 +12,13 @@ import FiberRuntime
 /// 5xx and failures). Header fields are logged at `.debug` with
 /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
 /// redacted; with `logBody`, bodies too, cut at
-/// `FiberDefaults.logBodyTruncationLimit` characters. Streamed bodies are not
-/// read. Lines the logger would drop are never built.
+/// `FiberDefaults.logBodyTruncationLimit` characters; with `logsCURL`, the request
+/// as a `curl` command line. Streamed bodies are not read. Lines the logger would
+/// drop are never built.
+///
+/// `privacy` says what each part may show: the path, the query (private by
+/// default: `[→ GET /users?<private>]`), header values, bodies and the command
+/// line; a hidden part is written as `<private>` or `<redacted>`, never its value.
 public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     /// `"logging"`.
     public let name = "logging"
@@ -21,12 +26,17 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     private let logBody: Bool
     private let prefix: String
     private let bodyLimit: Int
+    private let privacy: LogPrivacyPolicy
+    private let logsCURL: Bool
 
-    /// Logs to `logger`; bodies only when `logBody`.
+    /// Logs to `logger`; bodies only when `logBody`, the `curl` command line only when
+    /// `logsCURL`; each part shown as `privacy` allows.
     public init(logger: any FiberLogger = SwiftLogFiberLogger(subsystem: "fiber"), logBody: Bool = false,
-                defaults: FiberDefaults = .shared) {
+                defaults: FiberDefaults = .shared, privacy: LogPrivacyPolicy = LogPrivacyPolicy(), logsCURL: Bool = false) {
         self.logger = logger
         self.logBody = logBody
+        self.privacy = privacy
+        self.logsCURL = logsCURL
         self.prefix = "[\(defaults.loggingSystemName)]"
         self.bodyLimit = defaults.logBodyTruncationLimit
     }
@@ -45,8 +55,9 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // A logger that keeps none of these lines costs one question and nothing else.
         guard let lowest = lowestLevelKept() else { return try await next(request) }
-        emit(.info, lowest) { trace in "[→ \(request.httpMethod) \(request.url.path)] trace=\(trace)" }
+        emit(.info, lowest) { trace in "[→ \(request.httpMethod) \(target(of: request))] trace=\(trace)" }
         details(headers: request.headers, body: logBody ? request.body : nil, lowest)
+        if logsCURL { emit(.debug, lowest) { _ in "  \(privacy.render(request.cURL(), privacy.curlPrivacy(for: request)))" } }
         if logBody, lowest == .debug, let stream = request.bodyStream {
             // A streamed body is not read to be logged: only its size, when known.
             emit(.debug, lowest) { _ in "  Body: streamed, \(stream.knownLength.map { "\($0) bytes" } ?? "length unknown")" }
@@ -94,7 +105,19 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
 
     private func details(headers: HTTPHeaders, body: Data?, _ lowest: FiberLogLevel) {
         guard lowest == .debug else { return }
-        for field in LogRedaction.headers(headers) { emit(.debug, lowest) { _ in "  \(field)" } }
-        if let body, !body.isEmpty { emit(.debug, lowest) { _ in "  Body: \(LogRedaction.body(body, limit: bodyLimit))" } }
+        for field in headers {
+            let level = LogRedaction.sensitiveHeaders.contains(field.name.lowercased()) ? LogPrivacy.sensitive : privacy.headers
+            emit(.debug, lowest) { _ in "  \(field.name): \(privacy.render(field.value, level))" }
+        }
+        if let body, !body.isEmpty {
+            emit(.debug, lowest) { _ in "  Body: \(privacy.render(LogRedaction.body(body, limit: bodyLimit), privacy.body))" }
+        }
+    }
+
+    /// The path, and the query when there is one, each as the policy shows it.
+    private func target(of request: FiberRequest) -> String {
+        let path = privacy.render(request.url.path, privacy.path)
+        guard let query = request.url.query, !query.isEmpty else { return path }
+        return path + "?" + privacy.render(query, privacy.query)
     }
 }

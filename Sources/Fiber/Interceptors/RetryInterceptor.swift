@@ -15,6 +15,11 @@ import Foundation
 /// A request whose body is a stream read once (`HTTPRequestBody.isReplayable`
 /// false) is never retried: its body cannot be sent again. Files, bodies in
 /// memory and streams made by a function are.
+///
+/// With a `policy`, the policy decides instead of those rules (it sees every
+/// response and every `FiberError`, and the number of retries made), within
+/// `maxRetries` and the request's deadline. A request's own `retry(_:)` wins over
+/// both: `.none`, `.retry(count:)` with these rules, or a policy of its own.
 public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// `"retry"`.
     public let name = "retry"
@@ -27,6 +32,8 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// Methods that are retried.
     public var retryableMethods: Set<HTTPMethod> { retryableMethodList.all }
     private let shouldRetry: (@Sendable (any Error) -> Bool)?
+    /// Decides instead of the rules, when given.
+    private let policy: (any RetryPolicy)?
     /// The two sets, checked on every request and response.
     private let retryableMethodList: SmallSet<HTTPMethod>
     private let retryableStatusList: SmallSet<Int>
@@ -38,6 +45,7 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     ///   - defaults: `exponentialBackoffBase` and `jitterFraction` come from here.
     ///   - clock: sleeps between attempts (tests pass a virtual one).
     ///   - random: a number in -1...1 for the jitter (default: uniform).
+    ///   - policy: decides instead of the statuses, methods and errors above.
     public init(
         maxRetries: Int = 3,
         baseDelay: TimeInterval = 0.5,
@@ -47,8 +55,10 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
         shouldRetry: (@Sendable (any Error) -> Bool)? = nil,
         defaults: FiberDefaults = .shared,
         clock: FiberClock = .continuous,
-        random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) },
+        policy: (any RetryPolicy)? = nil
     ) {
+        self.policy = policy
         self.maxRetries = max(0, maxRetries)
         self.backoff = Backoff(baseDelay: baseDelay, maxDelay: maxDelay, multiplier: defaults.exponentialBackoffBase,
                                jitterFraction: defaults.jitterFraction)
@@ -68,7 +78,14 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     /// True when `request` is never retried (no retries, a method that is not retryable,
     /// or a body that cannot be sent again).
     func passesOn(_ request: FiberRequest) -> Bool {
-        maxRetries == 0 || !retryableMethodList.contains(request.httpMethod) || request.bodyStream?.isReplayable == false
+        if request.bodyStream?.isReplayable == false { return true }
+        switch request.overrides?.retry {
+        case nil where policy == nil: return maxRetries == 0 || !retryableMethodList.contains(request.httpMethod)
+        case nil: return maxRetries == 0
+        case .none?: return true
+        case .retry(let count)?: return count <= 0 || !retryableMethodList.contains(request.httpMethod)
+        case .policy(_, let most)?: return most <= 0
+        }
     }
 
     /// A request that is never retried needs nothing of this step.
@@ -76,6 +93,18 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard !passesOn(request) else { return try await next(request) }
+        switch request.overrides?.retry {
+        case .policy(let own, let most)?: return try await decided(by: own, request, next: next, maxRetries: most)
+        case .retry(let count)?: return try await byRules(request, next: next, maxRetries: count)
+        default:
+            if let policy { return try await decided(by: policy, request, next: next, maxRetries: maxRetries) }
+            return try await byRules(request, next: next, maxRetries: maxRetries)
+        }
+    }
+
+    /// Retries by the statuses, methods and errors the interceptor was made with.
+    nonisolated(nonsending) private func byRules(_ request: FiberRequest, next: InlineNext, maxRetries: Int) async throws
+        -> FiberResponse {
         var attempt = 0
         while true {
             attempt += 1
@@ -94,6 +123,33 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
             }
             try Task.checkCancellation()
             try await clock.sleep(delay, nil)
+        }
+    }
+
+    /// Retries as `policy` decides, at most `maxRetries` times.
+    @inline(never)
+    nonisolated(nonsending) private func decided(by policy: any RetryPolicy, _ request: FiberRequest, next: InlineNext,
+                                                 maxRetries: Int) async throws -> FiberResponse {
+        var retries = 0
+        while true {
+            let outcome: Result<FiberResponse, FiberError>
+            do {
+                outcome = .success(try await next(request))
+            } catch let error as FiberError {
+                outcome = .failure(error)
+            }
+            if case .failure(.cancelled) = outcome { return try outcome.get() }
+            guard retries < maxRetries else { return try outcome.get() }
+            let decision = try await policy.retry(request, dueTo: outcome, retryCount: retries)
+            if case .doNotRetryWithError(let error) = decision {
+                throw (error as? FiberError) ?? FiberError.interceptor(name: name, underlying: error)
+            }
+            guard let seconds = decision.delay(forRetry: retries) else { return try outcome.get() }
+            let wait = Duration.seconds(clamping: seconds)
+            guard fitsDeadline(wait, of: request) else { return try outcome.get() }
+            try Task.checkCancellation()
+            if wait > .zero { try await clock.sleep(wait, nil) }
+            retries += 1
         }
     }
 
