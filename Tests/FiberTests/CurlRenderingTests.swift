@@ -8,14 +8,21 @@ import Testing
 /// server, the request it sends is the one Fiber sends.
 @Suite("cURL rendering", .timeLimit(.minutes(1)))
 struct CurlRenderingTests {
-    /// Runs `command` with `/bin/sh -c`; its exit status.
-    static func shell(_ command: String) throws -> Int32 {
+    /// Runs `command` with `/bin/sh -c` (curl bounded to 10 s); its exit status. Waits
+    /// without holding a thread: a blocking wait would starve the tasks the server needs.
+    static func shell(_ command: String) async throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " >/dev/null 2>&1"]
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.arguments = ["-c", command.replacingOccurrences(of: "curl ", with: "curl --max-time 10 ") + " >/dev/null 2>&1"]
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
     }
 
     static func sameRequest(_ a: TestRequest, _ b: TestRequest, fields: [String]) -> Bool {
@@ -43,7 +50,8 @@ struct CurlRenderingTests {
             }
             _ = try await fiber.send(request)
             let sent = try #require(server.lastRequest)
-            #expect(try Self.shell(request.cURL(includingCredentials: true)) == 0)
+            let status = try await Self.shell(request.cURL(includingCredentials: true))
+            #expect(status == 0)
             let fromCurl = try #require(server.lastRequest)
             #expect(server.recordedRequests().count == 2)
             #expect(Self.sameRequest(sent, fromCurl, fields: ["Authorization", "X-Quote", "Content-Type"]),

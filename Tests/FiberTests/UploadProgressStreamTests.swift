@@ -22,7 +22,8 @@ struct UploadProgressStreamTests {
     @Test func aFileUploadReportsInOrderAndTheStreamEndsWithTheCall() async throws {
         let payload = patternedBytes(3 * 1024 * 1024 + 11, seed: 21)
         try await withTemporaryFile(payload) { path in
-            try await withLiveServer { server, transport in
+            // A patient read timeout: in a full parallel run the server's handler may wait its turn for seconds.
+            try await withLiveServer(configure: { $0.readIdleTimeout = .seconds(50) }) { server, transport in
                 server.route("PUT", "/files/a") { _ in .status(201) }
                 let fiber = Fiber(server.baseURL) { $0.transport = transport }
                 let (request, progress) = fiber.request(.put, "/files/a").body(fileAt: path).uploadProgressStream(every: .zero)
