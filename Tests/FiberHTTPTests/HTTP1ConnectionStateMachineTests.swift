@@ -270,6 +270,22 @@ struct HTTP1ConnectionStateMachineTests {
         #expect(off.deadlineFired()?.error.kind == .deadlineExceeded)
     }
 
+    /// While the body's own source is asked for a chunk, the silence is this side's: no
+    /// read-idle timer; it runs again from zero with the chunk, and bytes from the server
+    /// meanwhile do not restart it.
+    @Test func theReadIdleTimerWaitsWhileTheBodySourceDoes() throws {
+        var sm = SM()
+        let (id, timer) = try sm.begin(Self.request(readIdle: .seconds(10), head: nil))
+        #expect(timer == .idle(.seconds(10)))
+        #expect(sm.bodySource(id, waiting: true, now: t0) == .stopped)
+        #expect(sm.readTimer(now: t0) == .stopped, "a read while the source is asked does not restart it")
+        #expect(sm.bodySource(id, waiting: false, now: t0) == .idle(.seconds(10)))
+        #expect(sm.bodySource(id + 1, waiting: true, now: t0) == nil, "another exchange's source leaves the timer alone")
+        _ = sm.bodySource(id, waiting: true, now: t0)
+        #expect(sm.requestSent(id, whole: true, now: t0) == .none)
+        #expect(sm.readTimer(now: t0) == .idle(.seconds(10)), "once the request is out, the wait is the server's")
+    }
+
     @Test func aPastHeadDeadlineFiresAtOnce() throws {
         var sm = SM()
         let (id, _) = try sm.begin(Self.request(readIdle: nil, head: .seconds(1)))

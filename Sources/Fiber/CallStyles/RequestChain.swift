@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import FiberRuntime
 
 /// A request to which serializers are attached, each with a completion or awaited:
 /// `.validate()`, `.responseDecodable(of:)`, `.responseData`, `.responseString`,
@@ -241,7 +241,9 @@ final class SharedCall: Sendable {
         case done(Outcome)
     }
 
-    private let state = Mutex(State.idle)
+    // A pthread mutex (`Locked`), which ThreadSanitizer sees: the runner and the waiters
+    // come from different threads.
+    private let state = Locked(State.idle)
 
     /// The call's response or its error. A caller cancelled while waiting cancels the
     /// call: the response is one thing shared by every serializer.

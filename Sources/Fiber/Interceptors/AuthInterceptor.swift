@@ -20,6 +20,8 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
     private let headerName: String
     private let headerPrefix: String
     private let isUnauthorized: @Sendable (FiberResponse) -> Bool
+    /// Whether the token should be refreshed before it is used (a session near its expiry).
+    private let needsRefresh: (@Sendable () -> Bool)?
     private let refreshes: RefreshGate
     /// The last token and the header value made of it: a token serves many requests, and
     /// joining it to the prefix for each cost a string allocation a request.
@@ -45,6 +47,35 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
         self.headerName = headerName
         self.headerPrefix = headerPrefix
         self.isUnauthorized = isUnauthorized
+        self.needsRefresh = nil
+        self.refreshes = RefreshGate()
+    }
+
+    /// Tokens from the session of `userID` in `sessions`: its access token on every
+    /// request; `refresh` renews the session (and the new one is saved) when it is
+    /// within five minutes of expiry (`Session.shouldRefresh`), before the request goes,
+    /// and when a response says the token is no longer good. Concurrent requests share
+    /// one refresh either way.
+    ///
+    /// A request made with no session for `userID` goes without a token; a refresh
+    /// without one fails with `FiberError.interceptor(name: "auth", underlying:)` carrying
+    /// `AuthSessionMissing`; a session that cannot be saved, `SessionStoreError`.
+    public init(
+        sessions: SessionProvider, userID: String,
+        refresh: @escaping @Sendable (Session) async throws -> Session,
+        headerName: String = "Authorization", headerPrefix: String = "Bearer ",
+        isUnauthorized: @escaping @Sendable (FiberResponse) -> Bool = { $0.statusCode == 401 }
+    ) {
+        self.tokenProvider = { sessions.getSession(for: userID)?.accessToken }
+        self.tokenRefresher = {
+            // The stored session even when expired: its refresh token may still be good.
+            guard let current = sessions.storedSession(for: userID) else { throw AuthSessionMissing(userID: userID) }
+            try sessions.setSession(try await refresh(current))
+        }
+        self.headerName = headerName
+        self.headerPrefix = headerPrefix
+        self.isUnauthorized = isUnauthorized
+        self.needsRefresh = { sessions.storedSession(for: userID)?.shouldRefresh ?? false }
         self.refreshes = RefreshGate()
     }
 
@@ -60,6 +91,13 @@ public final class AuthInterceptor: Interceptor, InlineInterceptor {
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         // Without a refresher the generation is never read: no lock on the way out.
         let generation = tokenRefresher == nil ? 0 : refreshes.generation
+        if let needsRefresh, let tokenRefresher, needsRefresh() {
+            do {
+                try await refreshes.refresh(after: generation, using: tokenRefresher)
+            } catch {
+                throw FiberError.interceptor(name: name, underlying: error)
+            }
+        }
         let response = try await next(await authorized(request))
         guard let tokenRefresher, isUnauthorized(response) else { return response }
         do {
@@ -129,4 +167,12 @@ extension String {
         }
         return compared.flatMap { $0 } ?? utf8.elementsEqual(other.utf8)
     }
+}
+
+/// A refresh was needed and the provider holds no session for the user.
+public struct AuthSessionMissing: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The user whose session is missing.
+    public let userID: String
+
+    public var description: String { "no session for user \(userID)" }
 }

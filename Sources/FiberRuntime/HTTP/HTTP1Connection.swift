@@ -217,7 +217,13 @@ actor HTTP1Connection: LoopIsolated {
     private func sendChunks<S: AsyncSequence>(_ chunks: S, chunked: Bool, total: Int?, request: PreparedRequest,
                                               exchange: HTTP1Exchange) async throws -> Bool where S.Element == [UInt8] {
         var sent = 0
-        for try await chunk in chunks {
+        var source = chunks.makeAsyncIterator()
+        while true {
+            // The read-idle timer waits while the body's own source does (see `bodySource`).
+            if let timer = rules.bodySource(exchange.id, waiting: true, now: .now()) { setReadTimer(timer) }
+            let next = try await source.next(isolation: #isolation)
+            if let timer = rules.bodySource(exchange.id, waiting: false, now: .now()) { setReadTimer(timer) }
+            guard let chunk = next else { break }
             guard rules.wantsRequestBody(exchange.id) else { return false }
             guard !chunk.isEmpty else { continue }
             // Checked before writing: bytes past the declared length would be read by the server as a next request.

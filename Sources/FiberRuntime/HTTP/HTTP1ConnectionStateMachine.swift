@@ -134,6 +134,9 @@ struct HTTP1ConnectionStateMachine {
         var sawResponseBytes = false
         var keepAlive = true
         var readingPaused = false
+        /// Waiting for the request body's next chunk from its source (a file, a stream):
+        /// the peer is not idle then, this side is.
+        var awaitingBodySource = false
         var headDeadline: MonotonicTime?
         var readTimerIsHeadDeadline = false
 
@@ -197,12 +200,26 @@ struct HTTP1ConnectionStateMachine {
         modify(id) { $0.wroteAnything = true }
     }
 
+    /// The request body's source is being asked for its next chunk (`waiting`), or gave
+    /// it. While this side waits for its own body (a file read queued behind slow disk
+    /// work, a stream of the caller's), the read-idle timer does not run: a silence that
+    /// is ours is not the server's. It runs again, from zero, once the chunk is in.
+    /// Nil when `id` is not the exchange in progress (leave the timer alone).
+    mutating func bodySource(_ id: ExchangeID, waiting: Bool, now: @autoclosure () -> MonotonicTime) -> ReadTimer? {
+        guard case .exchanging(var exchange) = state, exchange.id == id else { return nil }
+        exchange.awaitingBodySource = waiting
+        let timer = Self.readTimer(for: &exchange, now: now())
+        state = .exchanging(exchange)
+        return timer
+    }
+
     /// The request is out: `whole`, or stopped early because the response ended first.
     /// The response-head deadline runs from here: a long upload's time is not the server's.
     mutating func requestSent(_ id: ExchangeID, whole: Bool, now: MonotonicTime) -> AfterSend {
         guard case .exchanging(var exchange) = state, exchange.id == id else { return .none }
         exchange.sending = .done(whole: whole)
         exchange.wroteAnything = true
+        exchange.awaitingBodySource = false
         if exchange.responseComplete {
             return .release(release(exchange))
         }
@@ -432,7 +449,7 @@ struct HTTP1ConnectionStateMachine {
     /// arrives, the head deadline: it is set for whichever comes first.
     private static func readTimer(for exchange: inout ExchangeState, now: @autoclosure () -> MonotonicTime) -> ReadTimer {
         exchange.readTimerIsHeadDeadline = false
-        guard !exchange.responseComplete, !exchange.readingPaused else { return .stopped }
+        guard !exchange.responseComplete, !exchange.readingPaused, !exchange.awaitingBodySource else { return .stopped }
         let idle = exchange.request.readIdle
         if !exchange.headReceived, let headDeadline = exchange.headDeadline {
             let left = max(headDeadline - now(), .zero)
