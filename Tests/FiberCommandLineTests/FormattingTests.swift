@@ -1,5 +1,6 @@
 import Fiber
 @testable import FiberCommandLine
+import Foundation
 import Testing
 
 /// The pure pieces of the command line: request items, curl, JSON, progress.
@@ -25,7 +26,7 @@ import Testing
     @Test func curlCommandQuotesForTheShell() {
         let command = CurlCommand.render(method: "POST", url: "https://api.example.com/users?a=1",
                                          headers: [("Content-Type", "application/json"), ("X-Note", "it's")],
-                                         body: #"{"name":"O'Brien"}"#)
+                                         body: .bytes(Data(#"{"name":"O'Brien"}"#.utf8)))
         #expect(command == #"curl -X POST -H 'Content-Type: application/json' -H 'X-Note: it'\''s' -H 'Expect:' --data-raw '{"name":"O'\''Brien"}' 'https://api.example.com/users?a=1'"#)
         #expect(CurlCommand.render(method: "GET", url: "http://h/", headers: [], body: nil) == "curl 'http://h/'")
         #expect(CurlCommand.render(method: "HEAD", url: "http://h/", headers: [], body: nil, insecure: true) == "curl --insecure --head 'http://h/'")

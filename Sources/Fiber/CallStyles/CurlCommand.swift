@@ -52,13 +52,6 @@ public enum CurlCommand {
         return prefix + parts.joined(separator: " ")
     }
 
-    /// The command for a request whose body is text (`--data-raw`) or a file (`--data-binary @path`).
-    public static func render(method: String, url: String, headers: [(name: String, value: String)], body: String?,
-                              bodyFile: String? = nil, insecure: Bool = false) -> String {
-        let chosen: Body? = bodyFile.map { .file($0) } ?? body.map { .bytes(Data($0.utf8)) }
-        return render(method: method, url: url, headers: headers, body: chosen, insecure: insecure)
-    }
-
     /// `text` in single quotes, with each `'` written as `'\''`.
     static func quote(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
@@ -77,7 +70,7 @@ extension FiberRequest {
         var url = self.url.absoluteString
         if !includingCredentials {
             headers = headers.map { field in
-                LogRedaction.sensitiveHeaders.contains(field.name.lowercased()) ? (field.name, "<redacted>") : field
+                LogRedaction.isSensitive(field.name) ? (field.name, "<redacted>") : field
             }
             if var parts = URLComponents(url: self.url, resolvingAgainstBaseURL: false), parts.password != nil {
                 parts.password = "redacted"

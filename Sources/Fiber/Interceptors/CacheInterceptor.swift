@@ -66,7 +66,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
         // One reading of the clock serves the lookup and, on a miss, as the request's time.
         let instant = store.instant()
         if let policy = request.overrides?.cachePolicy, !policy.useCache || !policy.storeCache {
-            return try await fetch(key, request: request, following: policy, requestTime: store.date(at: instant), next: next)
+            return try await fetch(key, request: request, following: policy, at: instant, next: next)
         }
         switch store.lookup(key, for: request, at: instant) {
         case .fresh(let entry, let age):
@@ -112,13 +112,13 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// fresh stored response answers when it may be read (nothing is revalidated, since a
     /// 304 would have to update the store); the response is stored when it may be.
     nonisolated(nonsending) private func fetch(_ key: CacheKey, request: FiberRequest, following policy: CachePolicy,
-                                               requestTime: Date, next: InlineNext) async throws -> FiberResponse {
-        if policy.useCache, case .fresh(let entry, let age) = store.lookup(key, for: request, at: store.instant()) {
+                                               at instant: Duration, next: InlineNext) async throws -> FiberResponse {
+        if policy.useCache, case .fresh(let entry, let age) = store.lookup(key, for: request, at: instant) {
             return entry.answer(to: request, age: age)
         }
         let response = try await next(request)
         guard policy.storeCache else { return response }
-        return store.record(response, for: key, request: request, requestTime: requestTime, validated: nil,
+        return store.record(response, for: key, request: request, requestTime: store.date(at: instant), validated: nil,
                             expiring: policy.expireTime) ?? response
     }
 
@@ -312,8 +312,8 @@ final class CacheStore: Sendable {
     /// `304`; returns the answer that replaces `response` (the stored one, for a
     /// `304`), or nil when the caller answers with `response` itself. (Returning
     /// `response` itself copied it: the compiler passed it borrowed.)
-    @inline(never)  // inlined into the async caller, its locals would be task allocations
     /// `expiring`, when given, replaces the lifetime the response or the default gives.
+    @inline(never)  // inlined into the async caller, its locals would be task allocations
     func record(_ response: FiberResponse, for key: consuming CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?, expiring: Date? = nil) -> FiberResponse? {
         let instant = clock.now()

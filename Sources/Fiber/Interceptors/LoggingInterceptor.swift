@@ -106,7 +106,7 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
     private func details(headers: HTTPHeaders, body: Data?, _ lowest: FiberLogLevel) {
         guard lowest == .debug else { return }
         for field in headers {
-            let level = LogRedaction.sensitiveHeaders.contains(field.name.lowercased()) ? LogPrivacy.sensitive : privacy.headers
+            let level = LogRedaction.isSensitive(field.name) ? LogPrivacy.sensitive : privacy.headers
             emit(.debug, lowest) { _ in "  \(field.name): \(privacy.render(field.value, level))" }
         }
         if let body, !body.isEmpty {

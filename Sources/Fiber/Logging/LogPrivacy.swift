@@ -68,16 +68,10 @@ public struct LogPrivacyPolicy: Sendable {
 
     /// `value` as a log may show it at `privacy`.
     public func render(_ value: String, _ privacy: LogPrivacy) -> String {
-        switch privacy {
+        switch privacy == .auto ? auto(value) : privacy {
         case .public: value
-        case .private: revealsPrivate ? value : "<private>"
+        case .private, .auto: revealsPrivate ? value : "<private>"
         case .sensitive: "<redacted>"
-        case .auto:
-            switch auto(value) {
-            case .public: value
-            case .sensitive: "<redacted>"
-            case .private, .auto: revealsPrivate ? value : "<private>"
-            }
         }
     }
 }

@@ -4,14 +4,14 @@ import Foundation
 /// What a log may show of a message: credentials redacted, bodies cut short.
 enum LogRedaction {
     /// Header fields whose values are never logged.
-    static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    private static let sensitiveHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    /// Whether the field `name` (any case) carries credentials, which are never shown.
+    static func isSensitive(_ name: String) -> Bool { sensitiveHeaders.contains(name.lowercased()) }
 
     /// The fields as `Name: value` lines, sensitive values replaced by `<redacted>`.
     static func headers(_ headers: HTTPHeaders) -> [String] {
-        headers.map { field in
-            let value = sensitiveHeaders.contains(field.name.lowercased()) ? "<redacted>" : field.value
-            return "\(field.name): \(value)"
-        }
+        headers.map { field in "\(field.name): \(isSensitive(field.name) ? "<redacted>" : field.value)" }
     }
 
     /// The body as text, cut after `limit` characters (then `...`); binary bodies as their size.

@@ -1,7 +1,7 @@
 import FiberRuntime
 
 /// Questions about a failure that its case alone does not answer, for code that
-/// decides what to do next (retry, show an offline state, report a transfer).
+/// decides what to do next (retry, show an offline state, report a transfer or an empty body).
 extension FiberError {
     /// True for failures a retry may cure: `.timeout` and `.networkError` (a refused,
     /// reset or unreachable connection, a malformed response). `RetryInterceptor`
@@ -28,6 +28,13 @@ extension FiberError {
         guard case .networkError(let underlying) = self else { return false }
         if underlying is TransferFailure { return true }
         return (underlying as? HTTPClientError)?.kind == .requestBody
+    }
+
+    /// True when a value was expected and the body was empty: a `.decodingError`
+    /// whose cause is `EmptyResponseBody` (what the chain's serializers and the
+    /// completion methods report for a 2xx without a body).
+    public var isEmptyResponseBody: Bool {
+        if case .decodingError(let cause, _) = self { cause is EmptyResponseBody } else { false }
     }
 
     /// The socket-level failure inside a `.networkError`, when there is one.
