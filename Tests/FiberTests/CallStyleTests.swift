@@ -183,6 +183,10 @@ struct CallStyleTests {
             let empty = await fiber.chain(.delete, "/tasks/1").responseDecodable(of: User.self)
             #expect(empty.error?.isEmptyResponseBody == true)
             #expect(await fiber.chain(.delete, "/tasks/1").responseDecodable(of: Empty.self).value == Empty())
+            // Bytes that are not UTF-8, read as UTF-8: a typed failure that keeps the body.
+            let notText = await fiber.chain(.get, "/latin").responseString(encoding: .utf8)
+            guard case .decodingError(_, let kept)? = notText.error else { Issue.record("\(notText)"); return }
+            #expect(kept == Data([0x63, 0x61, 0x66, 0xE9]) && notText.statusCode == 200)
             let latin = await fiber.chain(.get, "/latin").responseString()
             #expect(latin.value == "café")
             let summary = latin.description
