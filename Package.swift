@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "FiberLoad", targets: ["FiberLoad"]),
         .library(name: "FiberSharing", targets: ["FiberSharing"]),
         .library(name: "FiberWebSocket", targets: ["FiberWebSocket"]),
+        .library(name: "FiberSQLite", targets: ["FiberSQLite"]),
+        .library(name: "FiberDependencies", targets: ["FiberDependencies"]),
+        .library(name: "FiberDependenciesTesting", targets: ["FiberDependenciesTesting"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -20,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.4.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Only FiberDependencies and its tests use it; the core library does not.
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.0"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -30,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CLLHTTP", path: "CSupport/CLLHTTP", pkgConfig: "libllhttp"),
         .systemLibrary(name: "CZlib", path: "CSupport/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "CSupport/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "CFiberShims", path: "CSupport/CFiberShims"),
 
         .target(
@@ -62,7 +69,7 @@ let package = Package(
         ]),
         // The `fiber` command's subcommands, a library so that tests run them.
         .target(name: "FiberCommandLine", dependencies: [
-            "FiberRuntime", "Fiber", "FiberLoad", "FiberWebSocket",
+            "FiberRuntime", "Fiber", "FiberLoad", "FiberWebSocket", "FiberSQLite",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "fiber", dependencies: [
@@ -73,6 +80,13 @@ let package = Package(
             name: "FiberSharing",
             dependencies: ["Fiber", "FiberRuntime", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // A cache storage in a SQLite file that several processes share; only its users link SQLite.
+        .target(name: "FiberSQLite", dependencies: ["Fiber", "FiberRuntime", "CSQLite"]),
+        // swift-dependencies integration: its `Dependencies` product only (no macros, so no swift-syntax build).
+        .target(name: "FiberDependencies", dependencies: [
+            "Fiber", .product(name: "Dependencies", package: "swift-dependencies"),
+        ]),
+        .target(name: "FiberDependenciesTesting", dependencies: ["FiberDependencies", "Fiber", "FiberTesting"]),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -85,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "FiberTests",
             dependencies: [
-                "Fiber", "FiberTesting", "FiberRuntime", "FiberWebSocket",
+                "Fiber", "FiberTesting", "FiberRuntime", "FiberWebSocket", "FiberSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -97,6 +111,14 @@ let package = Package(
         ),
         .testTarget(name: "FiberWebSocketTests", dependencies: ["FiberWebSocket", "Fiber", "FiberTesting", "FiberRuntime"]),
         .testTarget(name: "FiberSharingTests", dependencies: ["FiberSharing", "Fiber", "FiberTesting", "FiberRuntime"]),
+        .testTarget(name: "FiberDependenciesTests", dependencies: [
+            "FiberDependencies", "FiberDependenciesTesting", "Fiber", "FiberTesting", "FiberRuntime",
+            .product(name: "Dependencies", package: "swift-dependencies"),
+            .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+        ]),
+        .testTarget(name: "FiberCacheStorageTests", dependencies: [
+            "Fiber", "FiberSharing", "FiberSQLite", "FiberTesting", "FiberRuntime",
+        ]),
         .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]

@@ -35,6 +35,9 @@ public struct RequestOptions: ParsableArguments, Sendable {
     @Flag(help: "Exit 0 even for a 4xx or 5xx status (by default they exit 4 or 5).")
     public var ignoreStatus = false
 
+    @Option(help: "An HTTP cache in this SQLite file, shared by every fiber process that names it (RFC 9111 rules).")
+    public var cache: String?
+
     public init() {}
 }
 

@@ -1,5 +1,6 @@
 import Fiber
 import FiberRuntime
+import FiberSQLite
 import Foundation
 
 /// Sends one request for a request command and prints the answer: status and
@@ -61,10 +62,16 @@ struct RequestRunner {
             return try await Download(out: out).run(configuration: try clientConfiguration(), url: url, headers: headers,
                                                     to: path, continuing: options.resume)
         }
+        if let cache = options.cache {
+            var cached = FiberRequest(url: url).method(HTTPMethod(rawValue: method)).headers(headers)
+            if let bodyFile { cached = cached.body(fileAt: bodyFile, contentType: nil) }
+            if let body { cached = cached.body(Data(body)) }
+            return try await runCached(cached, storagePath: cache)
+        }
         let client = HTTPClient(configuration: try clientConfiguration())
         do {
             let response = try await client.execute(request)
-            print(response)
+            print(ShownResponse(response))
             await client.shutdown()
             return response.status
         } catch {
@@ -81,7 +88,27 @@ struct RequestRunner {
         return configuration
     }
 
-    private func print(_ response: HTTPClientResponse) {
+    /// Sends `request` through a `CacheInterceptor` over the SQLite file at `storagePath`.
+    private func runCached(_ request: FiberRequest, storagePath: String) async throws -> Int {
+        let storage = try SQLiteCacheStorage(path: storagePath)
+        if let damaged = storage.recoveredFrom { out.error("fiber: \(damaged); started an empty cache\n") }
+        let transport = HTTPTransport(configuration: try clientConfiguration())
+        let fiber = Fiber("") {
+            $0.transport = transport
+            $0.interceptors = [CacheInterceptor(storage: storage)]
+        }
+        do {
+            let response = try await fiber.send(request)
+            print(ShownResponse(response))
+            await transport.shutdown()
+            return response.statusCode
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+    }
+
+    private func print(_ response: ShownResponse) {
         let colors = out.isTerminal
         if out.isTerminal || options.verbose {
             let statusLine = "HTTP/1.1 \(response.status) \(response.reason)"
@@ -90,7 +117,7 @@ struct RequestRunner {
             for header in response.headers {
                 head += (colors ? "\u{1B}[36m\(header.name)\u{1B}[0m" : header.name) + ": \(header.value)\n"
             }
-            if options.verbose { head += "\n" + Self.describe(response.timing) + "\n" }
+            if options.verbose, let timing = response.timing { head += "\n" + Self.describe(timing) + "\n" }
             let target = options.verbose && !out.isTerminal
             if target { out.error(head + "\n") } else { out.write(head + "\n") }
         }
@@ -121,6 +148,26 @@ struct RequestRunner {
             "  first byte  \(ms(timing.firstByte))", "  total       \(ms(timing.total))",
             timing.reusedConnection ? "  (reused connection)" : "",
         ].filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+}
+
+/// What is printed of a response, from the runtime's client or from `Fiber`.
+struct ShownResponse {
+    let status: Int
+    let reason: String
+    let headers: HTTPHeaders
+    let body: [UInt8]
+    /// Where the time went; nil when the answer did not come from the network by itself.
+    let timing: RequestTiming?
+
+    init(_ response: HTTPClientResponse) {
+        (status, reason, headers, body, timing) = (response.status, response.reason, response.headers, response.body,
+                                                   response.timing)
+    }
+
+    init(_ response: FiberResponse) {
+        (status, reason, headers, body, timing) = (response.statusCode, HTTPStatusText.phrase(for: response.statusCode),
+                                                   response.headers, Array(response.data), nil)
     }
 }
 

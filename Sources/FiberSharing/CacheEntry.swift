@@ -74,3 +74,21 @@ struct CacheEntry: Sendable, Codable, Equatable {
                               storedAt: freshness.responseTime)
     }
 }
+
+extension CacheEntry {
+    /// The entry as a storage record: its version and storage mode in the attributes.
+    var record: CacheRecord {
+        CacheRecord(key: key, statusCode: statusCode, headers: headers, body: body, freshness: freshness, vary: vary,
+                    attributes: ["id": id.uuidString, "storageMode": storageMode.rawValue])
+    }
+
+    /// The entry a record holds; nil when the record was not stored by a `SharedCacheStore`.
+    init?(record: CacheRecord) {
+        guard let mode = record.attributes["storageMode"].flatMap(CachePolicy.StorageMode.init(rawValue:)) else {
+            return nil
+        }
+        self.init(key: record.key, body: record.body, statusCode: record.statusCode, headers: record.headers,
+                  freshness: record.freshness, storageMode: mode, vary: record.vary)
+        if let id = record.attributes["id"].flatMap(UUID.init(uuidString:)) { self.id = id }
+    }
+}

@@ -268,7 +268,7 @@ import Testing
             let fetched = try await reopened.getCached("/catalog", as: [User].self, policy: .persistent)
             #expect(fetched.source == .network && fetched.value.first?.name == "v2")
             #expect(world.directory.entryFiles.count == 1)
-            let healed = try DiskEntryCodec.decode(try Data(contentsOf: try #require(world.directory.entryFiles.first)))
+            let healed = try DiskRecordCodec.decode(try Data(contentsOf: try #require(world.directory.entryFiles.first)))
             #expect(healed.key == reopened.cacheKey(for: "/catalog"))
         }
     }

@@ -82,7 +82,7 @@ import Testing
             await store.set("GET:/c", value: users, policy: .persistent)
             let files = directory.entryFiles
             try #require(files.count == 3)
-            let name = { (key: String) in directory.url.appendingPathComponent(DiskCache.fileName(for: key)) }
+            let name = { (key: String) in directory.url.appendingPathComponent(DiskCacheStorage.fileName(for: key)) }
             let whole = try Data(contentsOf: name("GET:/a"))
             try whole.prefix(whole.count / 2).write(to: name("GET:/a"))
             var flipped = try Data(contentsOf: name("GET:/b"))

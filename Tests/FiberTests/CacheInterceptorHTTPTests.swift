@@ -1,4 +1,5 @@
 @testable import Fiber
+import FiberSQLite
 import FiberRuntime
 import FiberTesting
 import Foundation
@@ -11,9 +12,10 @@ import Testing
         StubResponse(statusCode: status, headers: headers, body: Data(body.utf8))
     }
 
-    @Test func maxAgeOverridesTheTTLAndAgeIsReported() async throws {
+    @Test(arguments: CacheStorageKind.allCases) func maxAgeOverridesTheTTLAndAgeIsReported(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
         let clock = TestClock()
-        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let cache = try kind.cache(ttl: 300, clock: clock.fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         let calls = Counter()
         mock.stub { _ in Self.stub("v\(calls.increment())", ["Cache-Control": "max-age=10"]) }
@@ -30,10 +32,11 @@ import Testing
     /// Wall-clock times are counted from the cache's creation, not from the clock's zero:
     /// a cache made an hour after the process's monotonic clock started (as `.continuous`'s
     /// zero is the first use in the process) still judges a `Date`-stamped response fresh.
-    @Test func aClockThatStartedLongBeforeTheCacheGivesTrueAges() async throws {
+    @Test(arguments: CacheStorageKind.allCases) func aClockThatStartedLongBeforeTheCacheGivesTrueAges(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
         let clock = TestClock()
         clock.advance(by: .seconds(3600))
-        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let cache = try kind.cache(ttl: 300, clock: clock.fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         let calls = Counter()
         mock.stub { _ in
@@ -47,8 +50,9 @@ import Testing
         #expect(mock.requests.count == 1)
     }
 
-    @Test func noStoreAndNoCacheAreHonoured() async throws {
-        let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func noStoreAndNoCacheAreHonoured(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(ttl: 300, clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         let calls = Counter()
         mock.stub { request in
@@ -67,9 +71,10 @@ import Testing
         #expect(mock.lastRequest?.value(forHTTPHeaderField: "If-None-Match") == "\"e1\"")
     }
 
-    @Test func expiredEntryIsRevalidatedAnd304KeepsTheBody() async throws {
+    @Test(arguments: CacheStorageKind.allCases) func expiredEntryIsRevalidatedAnd304KeepsTheBody(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
         let clock = TestClock()
-        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let cache = try kind.cache(ttl: 300, clock: clock.fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stub { request in
             request.value(forHTTPHeaderField: "If-None-Match") == "\"v1\""
@@ -89,8 +94,9 @@ import Testing
         #expect(mock.requests.count == 2)
     }
 
-    @Test func requestNoCacheForcesRevalidation() async throws {
-        let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func requestNoCacheForcesRevalidation(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(ttl: 300, clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stub { _ in Self.stub("x", ["ETag": "\"1\""]) }
         _ = try await fiber.get("/r")
@@ -99,8 +105,9 @@ import Testing
         #expect(mock.lastRequest?.value(forHTTPHeaderField: "If-None-Match") == "\"1\"")
     }
 
-    @Test func varyKeepsVariantsApart() async throws {
-        let cache = CacheInterceptor(ttl: 300, clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func varyKeepsVariantsApart(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(ttl: 300, clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stub { request in
             request.url?.path == "/star" ? Self.stub("any", ["Vary": "*"])
@@ -116,9 +123,10 @@ import Testing
         #expect(mock.requests.count == 4, "Vary: * is never served from the cache")
     }
 
-    @Test func staleWhileRevalidateAnswersAtOnceAndRefreshesOnce() async throws {
+    @Test(arguments: CacheStorageKind.allCases) func staleWhileRevalidateAnswersAtOnceAndRefreshesOnce(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
         let clock = TestClock()
-        let cache = CacheInterceptor(ttl: 300, clock: clock.fiberClock)
+        let cache = try kind.cache(ttl: 300, clock: clock.fiberClock, in: directory)
         // The refresh is held until every stale answer is in: they must not wait for it
         // (and, answered at once, it would race them to the store).
         let transport = HeldRefreshTransport(refresh: Gate())
@@ -136,14 +144,16 @@ import Testing
         #expect(transport.calls.count == 2, "one background refresh for twenty stale hits")
     }
 
-    @Test func revalidationAgainstTheRealServer() async throws {
+    @Test(arguments: CacheStorageKind.allCases) func revalidationAgainstTheRealServer(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(clock: .continuous, in: directory)
         try await withLiveServer { server, transport in
             server.route("/etag") { request in
                 request.header("If-None-Match") == "\"abc\""
                     ? TestResponse(status: 304, headers: ["ETag": "\"abc\"", "Cache-Control": "max-age=0"])
                     : TestResponse(status: 200, headers: ["ETag": "\"abc\"", "Cache-Control": "max-age=0"], body: .bytes(Array("payload".utf8)))
             }
-            let fiber = Fiber(baseURL: URL(string: server.baseURL)!, interceptors: [CacheInterceptor(ttl: 300)], transport: transport)
+            let fiber = Fiber(baseURL: URL(string: server.baseURL)!, interceptors: [cache], transport: transport)
             #expect(try await fiber.get("/etag").text == "payload")
             let second = try await fiber.get("/etag")
             #expect(second.statusCode == 200 && second.text == "payload")

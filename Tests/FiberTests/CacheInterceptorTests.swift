@@ -1,12 +1,14 @@
 @testable import Fiber
+import FiberSQLite
 import FiberTesting
 import Foundation
 import Testing
 
 @Suite struct CacheInterceptorTests {
-    @Test func servesHitsWithoutTheNetworkUntilTTL() async throws {
+    @Test(arguments: CacheStorageKind.allCases) func servesHitsWithoutTheNetworkUntilTTL(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
         let clock = TestClock()
-        let cache = CacheInterceptor(ttl: 300, maxEntries: 100, clock: clock.fiberClock)
+        let cache = try kind.cache(ttl: 300, maxEntries: 100, clock: clock.fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         let calls = Counter()
         mock.stub { _ in .ok(body: "v\(calls.increment())") }
@@ -20,8 +22,9 @@ import Testing
         #expect(await cache.count == 1)
     }
 
-    @Test func evictAndClear() async throws {
-        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func evictAndClear(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stubAll(.ok())
         try await fiber.get("/config")
@@ -41,8 +44,9 @@ import Testing
         #expect(mock.requests.count == 5)
     }
 
-    @Test func onlyCacheableMethodsAndSuccesses() async throws {
-        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func onlyCacheableMethodsAndSuccesses(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stub { $0.url?.path == "/missing" ? .notFound() : nil }
         mock.stub { $0.url?.path == "/private" ? StubResponse.ok().header("Cache-Control", "private, no-store") : nil }
@@ -57,8 +61,9 @@ import Testing
         #expect(await cache.count == 0)
     }
 
-    @Test func keyedByAuthorization() async throws {
-        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func keyedByAuthorization(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stub { .ok(body: $0.value(forHTTPHeaderField: "Authorization") ?? "anonymous") }
         #expect(try await fiber.get("/me", headers: ["Authorization": "Bearer a"]).text == "Bearer a")
@@ -67,12 +72,15 @@ import Testing
         #expect(mock.requests.count == 2)
     }
 
-    @Test func lruBoundUnderConcurrentDistinctKeys() async throws {
-        let cache = CacheInterceptor(maxEntries: 50, clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func lruBoundUnderConcurrentDistinctKeys(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(maxEntries: 50, clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stubAll(.ok())
+        // Fewer rounds over storages that write files (each write is flushed to the device).
+        let requests = kind == .builtIn || kind == .memory ? 1000 : 300
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for i in 0..<1000 { group.addTask { try await fiber.get("/item/\(i % 200)") } }
+            for i in 0..<requests { group.addTask { try await fiber.get("/item/\(i % 200)") } }
             try await group.waitForAll()
         }
         #expect(await cache.count == 50)
@@ -80,8 +88,9 @@ import Testing
     }
 
     /// 1,000 concurrent requests for one warm entry: all answered from the cache.
-    @Test func concurrentHitsOnWarmEntry() async throws {
-        let cache = CacheInterceptor(clock: TestClock().fiberClock)
+    @Test(arguments: CacheStorageKind.allCases) func concurrentHitsOnWarmEntry(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        let cache = try kind.cache(clock: TestClock().fiberClock, in: directory)
         let (fiber, mock) = mockFiber([cache])
         mock.stubAll(.ok(body: "cached"))
         try await fiber.get("/hot")

@@ -105,15 +105,18 @@ struct PerRequestOverrideTests {
         }
     }
 
-    @Test func aCachePolicyReadsAndWritesIndependently() async throws {
+    /// The same switches over every storage the cache can keep entries in.
+    @Test(arguments: CacheStorageKind.allCases) func aCachePolicyReadsAndWritesIndependently(_ kind: CacheStorageKind) async throws {
+        let directory = TemporaryDirectory()
+        // Virtual time for freshness: a run that waits its turn on a busy machine does not age the entries.
+        let clock = TestClock()
+        let cache = try kind.cache(clock: clock.fiberClock, in: directory)
         try await withLiveServer { server, transport in
             let hits = Counter()
             server.route(prefix: "/c") { _ in .text("v\(hits.increment())").withHeader("Cache-Control", "max-age=3600") }
-            // Virtual time for freshness: a run that waits its turn on a busy machine does not age the entries.
-            let clock = TestClock()
             let fiber = Fiber(server.baseURL) {
                 $0.transport = transport
-                $0.interceptors = [CacheInterceptor(clock: clock.fiberClock)]
+                $0.interceptors = [cache]
             }
             func text(_ request: FiberRequest) async -> String { (try? await fiber.send(request).text) ?? "failed" }
             #expect(await text(fiber.request(.get, "/c/a")) == "v1")

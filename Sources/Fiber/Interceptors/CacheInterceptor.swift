@@ -28,9 +28,11 @@ import Foundation
 public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// `"cache"`.
     public let name = "cache"
-    private let store: CacheStore
+    let store: CacheStore
+    /// Where entries are kept when not in the cache's own memory (`init(storage:…)`).
+    let storage: (any CacheStorage)?
     /// The background refreshes of stale entries, one per key at a time.
-    private let refreshes = SingleFlight<CacheDigest, Void>()
+    let refreshes = SingleFlight<CacheDigest, Void>()
     private let cacheableMethods: SmallSet<HTTPMethod>
 
     /// - Parameters:
@@ -40,6 +42,25 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     public init(ttl: TimeInterval = 300, maxEntries: Int = 100, cacheableMethods: Set<HTTPMethod> = [.get, .head],
                 clock: FiberClock = .continuous) {
         self.store = CacheStore(maxEntries: maxEntries, rules: HTTPCacheRules(defaultLifetime: ttl), clock: clock)
+        self.storage = nil
+        self.cacheableMethods = SmallSet(cacheableMethods)
+    }
+
+    /// A cache that keeps its entries in `storage` (memory, disk, a SQLite file
+    /// several processes share, or your own), by the same rules.
+    ///
+    /// Keys name the method and URL and, for a request with `Authorization`, a
+    /// SHA-256 of its value, so a storage never holds a credential. A storage
+    /// that fails is a cache that misses: a request never fails because of it.
+    ///
+    /// - Parameters:
+    ///   - storage: where entries are kept; its own limits decide eviction.
+    ///   - ttl: seconds a response without its own lifetime stays fresh.
+    ///   - clock: the time source for freshness (tests pass a virtual one).
+    public init(storage: any CacheStorage, ttl: TimeInterval = 300, cacheableMethods: Set<HTTPMethod> = [.get, .head],
+                clock: FiberClock = .continuous) {
+        self.store = CacheStore(maxEntries: 0, rules: HTTPCacheRules(defaultLifetime: ttl), clock: clock)
+        self.storage = storage
         self.cacheableMethods = SmallSet(cacheableMethods)
     }
 
@@ -62,6 +83,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
 
     nonisolated(nonsending) func run(_ request: FiberRequest, next: InlineNext) async throws -> FiberResponse {
         guard !passesOn(request) else { return try await next(request) }
+        if let storage { return try await run(request, in: storage, next: next) }
         let key = Self.key(for: request)
         // One reading of the clock serves the lookup and, on a miss, as the request's time.
         let instant = store.instant()
@@ -82,14 +104,26 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     }
 
     /// Drops every entry.
-    public func clear() async { store.clear() }
+    public func clear() async {
+        if let storage { try? await storage.removeAll() } else { store.clear() }
+    }
 
     /// Drops the entries for `url`: a full URL, or a path (with its query, if
     /// given) that is matched against every entry's URL.
-    public func evict(url: String) async { store.evict(url: url) }
+    public func evict(url: String) async {
+        if let storage {
+            try? await storage.removeRecords { CacheStorageKey.url(in: $0).map { CacheStore.matches($0, url) } ?? false }
+        } else {
+            store.evict(url: url)
+        }
+    }
 
     /// The number of entries (expired ones included until they are touched).
-    public var count: Int { get async { store.count } }
+    public var count: Int {
+        get async {
+            if let storage { (try? await storage.count()) ?? 0 } else { store.count }
+        }
+    }
 
     static func key(for request: FiberRequest) -> CacheKey {
         CacheKey(method: request.httpMethod, url: request.location.text,
@@ -293,7 +327,12 @@ final class CacheStore: Sendable {
 
     /// What the store holds for `key` that may answer `request`, judged at `instant`.
     func lookup(_ key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
-        guard let entry = state.withLock({ $0.cache.value(for: key.digest) }), entry.key == key,
+        judge(state.withLock { $0.cache.value(for: key.digest) }, key: key, for: request, at: instant)
+    }
+
+    /// Whether `entry`, found under `key`, may answer `request` at `instant`, and how.
+    func judge(_ entry: CachedEntry?, key: CacheKey, for request: FiberRequest, at instant: Duration) -> Lookup {
+        guard let entry, entry.key == key,
               HTTPCacheRules.varySnapshot(names: entry.varyNames, requestHeaders: request.headers) == entry.vary else {
             return .miss
         }
@@ -316,30 +355,50 @@ final class CacheStore: Sendable {
     @inline(never)  // inlined into the async caller, its locals would be task allocations
     func record(_ response: FiberResponse, for key: consuming CacheKey, request: FiberRequest, requestTime: Date,
                 validated: CachedEntry?, expiring: Date? = nil) -> FiberResponse? {
+        let digest = key.digest
+        switch decide(response, for: key, request: request, requestTime: requestTime, validated: validated, expiring: expiring) {
+        case .store(let entry, let answer):
+            state.withLock { $0.store(entry, for: digest) }
+            return answer
+        case .remove:
+            state.withLock { _ = $0.cache.remove(digest) }
+            return nil
+        case .none:
+            return nil
+        }
+    }
+
+    /// What to do with a response to `request`, by the rules: store an entry (a new
+    /// one, or `validated` refreshed by a `304`, which then answers in its place),
+    /// remove the entry that was revalidated, or nothing.
+    enum Decision {
+        case store(CachedEntry, answer: FiberResponse?)
+        case remove
+        case none
+    }
+
+    /// The decision for `response`; `expiring`, when given, replaces the lifetime the response or the default gives.
+    func decide(_ response: FiberResponse, for key: consuming CacheKey, request: FiberRequest, requestTime: Date,
+                validated: CachedEntry?, expiring: Date?) -> Decision {
         let instant = clock.now()
         let responseTime = date(at: instant)
         if response.statusCode == 304, let validated {
             let headers = HTTPCacheRules.merging(validated.headers, with: response.headers)
             let entry = validated.refreshed(headers: headers, freshness: Self.freshness(rules.freshness(
                 responseHeaders: headers, requestTime: requestTime, responseTime: responseTime), expiring: expiring))
-            state.withLock { $0.store(entry, for: key.digest) }
-            return entry.answer(to: request, age: entry.freshness.age(at: responseTime)).withDuration(response.duration)
+            return .store(entry, answer: entry.answer(to: request, age: entry.freshness.age(at: responseTime))
+                .withDuration(response.duration))
         }
         guard !response.isStreamed, response.isSuccess,
               let storage = rules.storage(method: request.httpMethod, statusCode: response.statusCode,
                                           requestHeaders: request.headers, responseHeaders: response.headers,
                                           requestTime: requestTime, responseTime: responseTime) else {
-            if validated != nil { state.withLock { _ = $0.cache.remove(key.digest) } }
-            return nil
+            return validated != nil ? .remove : .none
         }
         let vary = HTTPCacheRules.varySnapshot(names: storage.varyNames, requestHeaders: request.headers)
-        let digest = key.digest
-        // Made before the lock, so that the key moves into it (a closure would copy it).
-        let entry = CachedEntry(key: key, data: response.data, statusCode: response.statusCode, headers: response.headers,
-                                freshness: Self.freshness(storage.freshness, expiring: expiring), vary: vary,
-                                varyNames: storage.varyNames)
-        state.withLock { $0.store(entry, for: digest) }
-        return nil
+        return .store(CachedEntry(key: key, data: response.data, statusCode: response.statusCode, headers: response.headers,
+                                  freshness: Self.freshness(storage.freshness, expiring: expiring), vary: vary,
+                                  varyNames: storage.varyNames), answer: nil)
     }
 
     /// `freshness`, fresh until `expiring` instead when it is given (and not served stale after).
@@ -355,14 +414,17 @@ final class CacheStore: Sendable {
 
     func evict(url: String) {
         state.withLock { state in
-            _ = state.cache.removeAll { _, entry in
-                guard let entryURL = URL(string: entry.key.url) else { return false }
-                if entryURL.absoluteString == url { return true }
-                let path = entryURL.path
-                let pathAndQuery = entryURL.query.map { path + "?" + $0 } ?? path
-                return url == path || url == pathAndQuery
-            }
+            _ = state.cache.removeAll { _, entry in Self.matches(entry.key.url, url) }
         }
+    }
+
+    /// True when `url` (a full URL, or a path with or without its query) names `entryURL`.
+    static func matches(_ entryURL: String, _ url: String) -> Bool {
+        guard let entryURL = URL(string: entryURL) else { return false }
+        if entryURL.absoluteString == url { return true }
+        let path = entryURL.path
+        let pathAndQuery = entryURL.query.map { path + "?" + $0 } ?? path
+        return url == path || url == pathAndQuery
     }
 }
 

@@ -1,6 +1,6 @@
 /// Reason phrases for the log's response lines.
-enum HTTPStatusText {
-    static func phrase(for status: Int) -> String {
+package enum HTTPStatusText {
+    package static func phrase(for status: Int) -> String {
         switch status {
         case 200: "OK"
         case 201: "Created"

@@ -1,18 +1,18 @@
 import Crypto
 import Foundation
 
-/// The bytes of one disk entry, as a pure encoder and a validating decoder:
+/// The bytes of one record file of `DiskCacheStorage`, as a pure encoder and a validating decoder:
 ///
 /// ```
-/// "FBSC" │ version (1) │ header length (UInt32 BE) │ body length (UInt32 BE) │ header (JSON) │ body │ SHA-256 of all before (32)
+/// "FBSC" │ version (2) │ header length (UInt32 BE) │ body length (UInt32 BE) │ header (JSON) │ body │ SHA-256 of all before (32)
 /// ```
 ///
 /// A file that is short, long, of another version, or whose digest does not
 /// match (a torn write, a flipped bit, someone else's file) fails to decode:
-/// the store treats it as a miss and removes it.
-enum DiskEntryCodec {
-    /// Why bytes are not an entry.
-    enum DecodeError: Error, Equatable {
+/// the storage treats it as a miss and removes it.
+package enum DiskRecordCodec {
+    /// Why bytes are not a record.
+    package enum DecodeError: Error, Equatable {
         case truncated
         case badMagic
         case unsupportedVersion(UInt8)
@@ -22,14 +22,14 @@ enum DiskEntryCodec {
     }
 
     static let magic: [UInt8] = Array("FBSC".utf8)
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
     private static let prefixLength = 4 + 1 + 4 + 4
     private static let digestLength = SHA256.byteCount
 
     /// The file bytes of `entry`.
     ///
-    /// - Throws: `EncodingError` if the header does not encode (it always does for valid entries).
-    static func encode(_ entry: CacheEntry) throws -> Data {
+    /// - Throws: `EncodingError` if the header does not encode (it always does for valid records).
+    package static func encode(_ entry: CacheRecord) throws -> Data {
         var header = entry
         header.body = Data()
         let headerBytes = try JSONEncoder().encode(header)
@@ -44,10 +44,10 @@ enum DiskEntryCodec {
         return data
     }
 
-    /// The entry in `data`.
+    /// The record in `data`.
     ///
-    /// - Throws: `DecodeError` for anything but an intact entry of this version.
-    static func decode(_ data: Data) throws(DecodeError) -> CacheEntry {
+    /// - Throws: `DecodeError` for anything but an intact record of this version.
+    package static func decode(_ data: Data) throws(DecodeError) -> CacheRecord {
         let bytes = [UInt8](data)
         guard bytes.count >= prefixLength + digestLength else { throw .truncated }
         guard Array(bytes[0..<4]) == magic else { throw .badMagic }
@@ -61,14 +61,14 @@ enum DiskEntryCodec {
         let digest = Array(SHA256.hash(data: bytes[0..<contentEnd]))
         guard digest == Array(bytes[contentEnd...]) else { throw .digestMismatch }
         let headerRange = prefixLength..<(prefixLength + headerLength)
-        guard var entry = try? JSONDecoder().decode(CacheEntry.self, from: Data(bytes[headerRange])) else {
+        guard var entry = try? JSONDecoder().decode(CacheRecord.self, from: Data(bytes[headerRange])) else {
             throw .badHeader
         }
         entry.body = Data(bytes[headerRange.upperBound..<contentEnd])
         return entry
     }
 
-    /// The bytes to read to know an entry's key: the fixed prefix; then `headerLength(prefix)` more.
+    /// The bytes to read to know a record's key: the fixed prefix; then `headerLength(prefix)` more.
     static let fixedPrefixLength = prefixLength
 
     /// The header length announced by a file's first `fixedPrefixLength` bytes.
@@ -84,9 +84,9 @@ enum DiskEntryCodec {
 
     /// The key in a header read after the prefix (the digest is checked only by `decode`).
     ///
-    /// - Throws: `DecodeError.badHeader` when it is not an entry header.
+    /// - Throws: `DecodeError.badHeader` when it is not a record header.
     static func key(inHeader header: Data) throws(DecodeError) -> String {
-        guard let entry = try? JSONDecoder().decode(CacheEntry.self, from: header) else { throw .badHeader }
+        guard let entry = try? JSONDecoder().decode(CacheRecord.self, from: header) else { throw .badHeader }
         return entry.key
     }
 

@@ -5,7 +5,7 @@ import Foundation
 import Glibc
 #endif
 
-/// Limits of the disk tier of a `SharedCacheStore`.
+/// Limits of a `DiskCacheStorage` (the disk tier of a `SharedCacheStore`).
 public struct DiskCacheLimits: Sendable, Hashable {
     /// The most entry files kept; the least recently used go first.
     public var maxEntries: Int
@@ -22,7 +22,7 @@ public struct DiskCacheLimits: Sendable, Hashable {
     }
 }
 
-/// The disk tier: one file per entry in `directory`, named by the SHA-256 of
+/// The files of a `DiskCacheStorage`: one per record in `directory`, named by the SHA-256 of
 /// its key (a key never becomes a path), written to a temporary file, flushed
 /// and renamed over the old one, so a crash leaves the old entry or the new
 /// one, never half of one. A file that does not decode is a miss and is
@@ -30,10 +30,10 @@ public struct DiskCacheLimits: Sendable, Hashable {
 /// read. An in-memory index (key → size, recency), built lazily from the
 /// files' headers, enforces the limits.
 ///
-/// A value owned by `SharedCacheStore`: it does blocking file I/O on the
-/// actor's executor (the global pool, never a loop thread). Every failure is
-/// swallowed: a disk that cannot be written is a cache that misses.
-struct DiskCache {
+/// A value owned by the `DiskCacheStorage` actor: it does blocking file I/O on
+/// the actor's executor (the global pool, never a loop thread). Failures to
+/// write are thrown; a file that cannot be read or decoded is a miss.
+struct DiskRecordFiles {
     private struct IndexEntry: Sendable {
         var size: Int
     }
@@ -76,13 +76,13 @@ struct DiskCache {
     }
 
     /// The entry under `key`; a missing, corrupt or foreign file is nil (and corrupt ones are removed).
-    mutating func read(_ key: String) -> CacheEntry? {
+    mutating func read(_ key: String) -> CacheRecord? {
         loadIndexIfNeeded()
         guard let data = try? Data(contentsOf: url(for: key)) else {
             forget(key)
             return nil
         }
-        guard let entry = try? DiskEntryCodec.decode(data), entry.key == key else {
+        guard let entry = try? DiskRecordCodec.decode(data), entry.key == key else {
             remove(key)
             return nil
         }
@@ -96,19 +96,28 @@ struct DiskCache {
 
     /// Writes `entry` atomically, then evicts least recently used files until
     /// at most `min(limits.maxEntries, maxEntries)` files and `limits.maxBytes` remain.
-    mutating func write(_ entry: CacheEntry, maxEntries: Int) {
+    mutating func write(_ entry: CacheRecord, maxEntries: Int) throws(CacheStorageError) {
         loadIndexIfNeeded()
-        guard let data = try? DiskEntryCodec.encode(entry), data.count <= limits.maxEntryBytes,
-              (try? files.createDirectory(at: directory, withIntermediateDirectories: true)) != nil else {
+        let data: Data
+        do { data = try DiskRecordCodec.encode(entry) } catch {
             remove(entry.key)
+            throw CacheStorageError(.io, path: directory.path, detail: "record does not encode: \(error)")
+        }
+        guard data.count <= limits.maxEntryBytes else {
+            remove(entry.key)  // too large to keep: the older version must not answer either
             return
+        }
+        do { try files.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
+            remove(entry.key)
+            throw CacheStorageError(.io, path: directory.path, detail: "cannot create the directory: \(error)")
         }
         let temporary = directory.appendingPathComponent(".tmp-\(UUID().uuidString)")
         guard files.createFile(atPath: temporary.path, contents: data), Self.flush(temporary),
               rename(temporary.path, url(for: entry.key).path) == 0 else {
+            let reason = String(cString: strerror(errno))
             try? files.removeItem(at: temporary)
             remove(entry.key)
-            return
+            throw CacheStorageError(.io, path: directory.path, detail: "cannot write a record file: \(reason)")
         }
         forget(entry.key)
         index.set(IndexEntry(size: data.count), for: entry.key)
@@ -177,10 +186,10 @@ struct DiskCache {
     private static func readKey(_ file: URL) -> String? {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return nil }
         defer { try? handle.close() }
-        guard let prefix = try? handle.read(upToCount: DiskEntryCodec.fixedPrefixLength),
-              let length = try? DiskEntryCodec.headerLength(prefix), length <= 1 << 20,
+        guard let prefix = try? handle.read(upToCount: DiskRecordCodec.fixedPrefixLength),
+              let length = try? DiskRecordCodec.headerLength(prefix), length <= 1 << 20,
               let header = try? handle.read(upToCount: length), header.count == length else { return nil }
-        return try? DiskEntryCodec.key(inHeader: header)
+        return try? DiskRecordCodec.key(inHeader: header)
     }
 
     /// Writes the file's data through to the device (fsync) so that the rename publishes complete bytes.
