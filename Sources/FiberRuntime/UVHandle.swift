@@ -26,6 +26,8 @@ final class UVHandle: @unchecked Sendable {
     var onRead: ((_ status: Int, _ bytes: UnsafeRawBufferPointer) -> Void)?
     /// A listening socket has a connection to accept (or an error).
     var onConnection: ((_ status: Int32) -> Void)?
+    /// A polled descriptor is ready (`events`: `UV_READABLE`, …), or `status` is a negative libuv error.
+    var onPoll: ((_ status: Int32, _ events: Int32) -> Void)?
 
     private init(raw: UnsafeMutableRawPointer, loop: EventLoop) {
         self.raw = raw
@@ -37,6 +39,7 @@ final class UVHandle: @unchecked Sendable {
     var tcp: UnsafeMutablePointer<uv_tcp_t> { raw.assumingMemoryBound(to: uv_tcp_t.self) }
     var pipe: UnsafeMutablePointer<uv_pipe_t> { raw.assumingMemoryBound(to: uv_pipe_t.self) }
     var timer: UnsafeMutablePointer<uv_timer_t> { raw.assumingMemoryBound(to: uv_timer_t.self) }
+    var poll: UnsafeMutablePointer<uv_poll_t> { raw.assumingMemoryBound(to: uv_poll_t.self) }
 
     /// Allocates and initializes a handle of `type` on `loop`. Call on the loop thread.
     ///
@@ -92,6 +95,7 @@ final class UVHandle: @unchecked Sendable {
         onTimer = nil
         onRead = nil
         onConnection = nil
+        onPoll = nil
         loop.loopOpenHandles -= 1
         raw.deallocate()
         callback?()
@@ -115,6 +119,10 @@ final class UVHandle: @unchecked Sendable {
         let box = UVHandle.from(UnsafeMutableRawPointer(stream!))
         let bytes = UnsafeRawBufferPointer(start: buf!.pointee.base, count: nread > 0 ? nread : 0)
         box.onRead?(nread, bytes)
+    }
+
+    static let pollCallback: uv_poll_cb = { poll, status, events in
+        UVHandle.from(UnsafeMutableRawPointer(poll!)).onPoll?(status, events)
     }
 
     static let connectionCallback: uv_connection_cb = { server, status in

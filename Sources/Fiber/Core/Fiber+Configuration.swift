@@ -38,6 +38,12 @@ extension Fiber {
         /// Send a W3C `traceparent` header with every request (default on) unless
         /// the request or the installed swift-distributed-tracing instrument sets one.
         public var propagatesTraceContext = true
+        /// When set, a request meets `FiberError.networkError(underlying: OfflineError)`
+        /// at once, before any interceptor runs, while the monitor reports the machine
+        /// offline; requests to loopback hosts (`localhost`, 127.0.0.0/8, `::1`) are
+        /// sent anyway. Start the monitor yourself (`startMonitoring()`); one that is
+        /// stopped reports online. Downloads of `FiberDownloader` follow the same rule.
+        public var connectionMonitor: ConnectionMonitor?
 
         /// The defaults above.
         public init() {}

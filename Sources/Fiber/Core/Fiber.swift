@@ -60,7 +60,9 @@ public final class Fiber: Sendable {
     /// - Throws: `FiberError`: `.invalidURL` and `.encodingError` before
     ///   anything is sent; `.networkError`, `.timeout`, `.cancelled` from the
     ///   transport; `.httpError` when `validateStatus` is configured and rejects
-    ///   the status. Errors of interceptors pass through as they were thrown.
+    ///   the status; `.networkError` with an `OfflineError` at once when the
+    ///   configuration's `connectionMonitor` reports the machine offline.
+    ///   Errors of interceptors pass through as they were thrown.
     @discardableResult
     public func send(_ request: FiberRequest) async throws -> FiberResponse {
         try await perform(request, through: request.overrides == nil ? pipeline : pipeline(for: request, streaming: false))
@@ -109,6 +111,7 @@ public final class Fiber: Sendable {
     private func perform(_ request: FiberRequest, through pipeline: InlineNext) async throws -> FiberResponse {
         defer { request.uploadProgress?.requestEnded() }
         if let error = request.buildError { throw error }
+        if let offline = offlineFailure(for: request) { throw offline }
         var request = request
         for field in configuration.defaultHeaders where !request.headers.contains(name: field.name) {
             request = request.header(field.name, field.value)

@@ -13,10 +13,12 @@ extension FiberError {
         }
     }
 
-    /// True when the machine looks offline: no route to the network or host
-    /// (`ENETUNREACH`, `EHOSTUNREACH`, `EADDRNOTAVAIL`), or a name lookup that failed
-    /// for now (`EAI_AGAIN`). A name that does not exist is not offline.
+    /// True when the machine looks offline: the client's `ConnectionMonitor` said so
+    /// (an `OfflineError`), no route to the network or host (`ENETUNREACH`,
+    /// `EHOSTUNREACH`, `EADDRNOTAVAIL`), or a name lookup that failed for now
+    /// (`EAI_AGAIN`). A name that does not exist is not offline.
     public var isOffline: Bool {
+        if case .networkError(let underlying) = self, underlying is OfflineError { return true }
         guard let transport = transportError else { return false }
         return transport.kind == .unreachable || (transport.kind == .dnsFailure && transport.codeName == "EAI_AGAIN")
     }

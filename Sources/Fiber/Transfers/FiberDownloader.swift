@@ -168,6 +168,8 @@ struct DownloadJob: Sendable {
         let failure = { (kind: TransferFailure.Kind, detail: String, path: String, error: (any Error)?) in
             FiberError.networkError(underlying: TransferFailure(kind, detail, path: path, url: url, underlying: error))
         }
+        // Offline by the client's monitor: refused before the disk is touched; a partial file stays.
+        if let offline = fiber.offlineFailure(for: fiber.request(.get, state.url)) { throw offline }
         do {
             state = try await reconcile(state, on: loop)
             handle.update { $0 = state }
@@ -219,6 +221,11 @@ struct DownloadJob: Sendable {
             if cancelled, handle.isPausing {
                 handle.update { $0 = state }
                 throw FiberError.cancelled
+            }
+            // A resume refused as offline leaves the partial file and its state for a later one.
+            if case .networkError(let underlying)? = error as? FiberError, underlying is OfflineError {
+                handle.update { $0 = state }
+                throw error
             }
             // Nothing stays behind a download that failed or was cancelled.
             try? await LoopFile.remove(partial, on: loop)
