@@ -71,6 +71,7 @@ let package = Package(
                 "HTTPBenchKit",
                 .product(name: "Fiber", package: "Fiber"),
                 .product(name: "FiberRuntime", package: "Fiber"),
+                .product(name: "FiberSQLite", package: "Fiber"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

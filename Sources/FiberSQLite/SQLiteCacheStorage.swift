@@ -92,7 +92,10 @@ public actor SQLiteCacheStorage: CacheStorage {
                 try connection.query("DELETE FROM fiber_cache WHERE key = ?", [.text(key)])
                 return nil
             }
-            try connection.query("UPDATE fiber_cache SET used = ? WHERE key = ?", [.real(Self.now()), .text(key)])
+            // Recency to the second is enough for eviction, and spares most hits a write.
+            let now = Self.now()
+            try connection.query("UPDATE fiber_cache SET used = ? WHERE key = ? AND used < ?",
+                                 [.real(now), .text(key), .real(now - 1)])
             return record
         }
     }
@@ -111,14 +114,20 @@ public actor SQLiteCacheStorage: CacheStorage {
                     try connection.query("DELETE FROM fiber_cache WHERE key = ?", [.text(record.key)])
                     return
                 }
-                try connection.query("INSERT OR REPLACE INTO fiber_cache (key, record, size, used) VALUES (?, ?, ?, ?)",
+                // Not INSERT OR REPLACE: the row a replace deletes would not reach the totals' trigger.
+                try connection.query("DELETE FROM fiber_cache WHERE key = ?", [.text(record.key)])
+                try connection.query("INSERT INTO fiber_cache (key, record, size, used) VALUES (?, ?, ?, ?)",
                                      [.text(record.key), .blob(bytes), .integer(Int64(bytes.count)), .real(Self.now())])
+                let (count, size) = try totals()
+                guard count > maxEntries || size > maxBytes else { return }
+                // Down to nine tenths of a large limit at once, so that a full cache sorts its
+                // index once every many writes rather than on each.
                 try connection.query("""
-                    DELETE FROM fiber_cache WHERE key IN (
-                        SELECT key FROM (SELECT key, row_number() OVER newest AS position, sum(size) OVER newest AS running
-                                         FROM fiber_cache WINDOW newest AS (ORDER BY used DESC, key))
+                    DELETE FROM fiber_cache WHERE rowid IN (
+                        SELECT rowid FROM (SELECT rowid, row_number() OVER newest AS position, sum(size) OVER newest AS running
+                                           FROM fiber_cache WINDOW newest AS (ORDER BY used DESC))
                         WHERE position > ? OR running > ?)
-                    """, [.integer(Int64(maxEntries)), .integer(Int64(maxBytes))])
+                    """, [.integer(Int64(maxEntries - maxEntries / 10)), .integer(Int64(maxBytes - maxBytes / 10))])
             }
         }
     }
@@ -154,11 +163,16 @@ public actor SQLiteCacheStorage: CacheStorage {
     /// The number of records in the file (all processes' together).
     /// - Throws: `CacheStorageError` when the database cannot be read.
     public func count() throws(CacheStorageError) -> Int {
-        try guarded { () throws(CacheStorageError) -> Int in
-            let rows = try connection.query("SELECT count(*) FROM fiber_cache", columns: [.integer])
-            guard case .integer(let count)? = rows.first?.first else { return 0 }
-            return Int(count)
+        try guarded { () throws(CacheStorageError) -> Int in try totals().count }
+    }
+
+    /// Records and bytes in the file, kept by triggers in the same transactions as the rows.
+    private func totals() throws(CacheStorageError) -> (count: Int, bytes: Int) {
+        let rows = try connection.query("SELECT entries, bytes FROM fiber_cache_totals WHERE id = 0", columns: [.integer, .integer])
+        guard case .integer(let count)? = rows.first?.first, case .integer(let bytes)? = rows.first?.last else {
+            throw CacheStorageError(.corrupt, path: path, detail: "the totals row is missing")
         }
+        return (Int(count), Int(bytes))
     }
 
     // MARK: Opening and recovery
@@ -180,10 +194,20 @@ public actor SQLiteCacheStorage: CacheStorage {
         }
         try connection.query("PRAGMA journal_mode = WAL", columns: [.text])
         try connection.execute("PRAGMA synchronous = NORMAL")
+        // One transaction, so that processes opening a new file at once make the schema once.
         try connection.execute("""
+            BEGIN IMMEDIATE;
             CREATE TABLE IF NOT EXISTS fiber_cache (
                 key TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL);
-            CREATE INDEX IF NOT EXISTS fiber_cache_used ON fiber_cache (used);
+            CREATE INDEX IF NOT EXISTS fiber_cache_used ON fiber_cache (used, size);
+            CREATE TABLE IF NOT EXISTS fiber_cache_totals (
+                id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
+            INSERT OR IGNORE INTO fiber_cache_totals VALUES (0, 0, 0);
+            CREATE TRIGGER IF NOT EXISTS fiber_cache_added AFTER INSERT ON fiber_cache BEGIN
+                UPDATE fiber_cache_totals SET entries = entries + 1, bytes = bytes + NEW.size WHERE id = 0; END;
+            CREATE TRIGGER IF NOT EXISTS fiber_cache_removed AFTER DELETE ON fiber_cache BEGIN
+                UPDATE fiber_cache_totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE id = 0; END;
+            COMMIT;
             """)
         return connection
     }

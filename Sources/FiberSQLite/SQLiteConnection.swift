@@ -6,6 +6,8 @@ import Foundation
 /// Not thread-safe; `SQLiteCacheStorage`, an actor, owns it.
 final class SQLiteConnection {
     private var handle: OpaquePointer?
+    /// Prepared statements by their SQL, reused: preparing parses and plans each time.
+    private var statements: [String: OpaquePointer] = [:]
     let path: String
 
     /// Opens (creating) the database at `path`, waiting up to `busyTimeout` for other processes' locks.
@@ -32,6 +34,8 @@ final class SQLiteConnection {
 
     /// Closes the connection (later statements fail).
     func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
         sqlite3_close_v2(handle)
         handle = nil
     }
@@ -67,10 +71,13 @@ final class SQLiteConnection {
     /// - Throws: `CacheStorageError` as SQLite reports it.
     @discardableResult
     func query(_ sql: String, _ values: [Value] = [], columns: [Column] = []) throws(CacheStorageError) -> [[Value]] {
-        var statement: OpaquePointer?
-        var code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
-        defer { sqlite3_finalize(statement) }
-        guard code == SQLITE_OK else { throw lastError(code) }
+        let statement = try prepared(sql)
+        // Ready for the next use whatever happens here; bound blobs are copied by SQLite.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        var code: Int32
         for (index, value) in values.enumerated() {
             let position = Int32(index + 1)
             switch value {
@@ -89,6 +96,19 @@ final class SQLiteConnection {
             guard code == SQLITE_ROW else { throw lastError(code) }
             rows.append(columns.enumerated().map { index, column in Self.read(statement, Int32(index), as: column) })
         }
+    }
+
+    /// The statement for `sql`, prepared once.
+    private func prepared(_ sql: String) throws(CacheStorageError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw lastError(code)
+        }
+        statements[sql] = statement
+        return statement
     }
 
     /// Changes made by the last statement.

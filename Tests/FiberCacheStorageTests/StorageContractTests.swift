@@ -68,6 +68,8 @@ import Testing
             try await storage.store(sample(key))
             try await Task.sleep(for: .milliseconds(20))  // distinct modification times and use stamps on disk
         }
+        // SQLite stamps a read only when its record's stamp is a second old or more.
+        if kind == .sqlite { try await Task.sleep(for: .milliseconds(1_100)) }
         _ = try await storage.record(forKey: "a")
         try await Task.sleep(for: .milliseconds(20))
         try await storage.store(sample("d"))
@@ -94,7 +96,9 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(try await storage.count() == 20)
+        // At most the limit; SQLite evicts a tenth of a limit at once when it is reached.
+        let count = try await storage.count()
+        #expect((18...20).contains(count), "\(count)")
     }
 
     func sample(_ key: String, body: String = "body") -> CacheRecord {

@@ -83,7 +83,9 @@ import Testing
             for i in 0..<requests { group.addTask { try await fiber.get("/item/\(i % 200)") } }
             try await group.waitForAll()
         }
-        #expect(await cache.count == 50)
+        // At most the limit; SQLite evicts a tenth of a limit at once when it is reached.
+        let count = await cache.count
+        #expect((45...50).contains(count), "\(count)")
         #expect(mock.requests.count >= 200)
     }
 

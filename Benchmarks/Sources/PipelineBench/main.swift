@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Fiber
 import FiberRuntime
+import FiberSQLite
 import HTTPBenchKit
 import Logging
 import Synchronization
@@ -70,6 +71,30 @@ if versus != nil && versusStyle != nil { HTTPBench.die("--versus and --versus-st
 // nanoseconds, so that `Scripts/profile-pipeline` can split a profile's samples by phase.
 let printsPhases = arguments.contains("--print-phases")
 arguments.removeAll { $0 == "--print-phases" }
+// `--cache-storage memory|disk|sqlite` keeps the cache's entries in that `CacheStorage`
+// (in a new temporary directory) instead of the interceptor's own memory.
+let cacheStorage: String = {
+    guard let i = arguments.firstIndex(of: "--cache-storage"), i + 1 < arguments.count else { return "builtIn" }
+    defer { arguments.removeSubrange(i...(i + 1)) }
+    return arguments[i + 1]
+}()
+nonisolated func makeCache() -> CacheInterceptor {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fiber-bench-cache-\(getpid())")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    switch cacheStorage {
+    case "builtIn": return CacheInterceptor(ttl: 300, maxEntries: 100)
+    case "memory": return CacheInterceptor(storage: MemoryCacheStorage(maxEntries: 100), ttl: 300)
+    case "disk":
+        return CacheInterceptor(storage: DiskCacheStorage(directory: directory.appendingPathComponent("records"),
+                                                          limits: DiskCacheLimits(maxEntries: 100)), ttl: 300)
+    case "sqlite":
+        do {
+            return CacheInterceptor(storage: try SQLiteCacheStorage(path: directory.appendingPathComponent("cache.sqlite").path,
+                                                                    maxEntries: 100), ttl: 300)
+        } catch { HTTPBench.die("\(error)") }
+    default: HTTPBench.die("--cache-storage takes builtIn, memory, disk or sqlite")
+    }
+}
 let names = ["auth", "retry", "rateLimit", "cache", "encryption", "logging", "metrics"]
 // `--pipeline auth,cache` keeps several of the seven (in the recommended order).
 func interceptors(for pipeline: String) -> [any Interceptor] {
@@ -87,7 +112,7 @@ func sevenInterceptors() -> [any Interceptor] {
         AuthInterceptor(tokenProvider: { "bench-token" }),
         RetryInterceptor(maxRetries: 3),
         RateLimitInterceptor(maxRequests: 1_000_000_000, perInterval: 1, maxWait: 1),
-        CacheInterceptor(ttl: 300, maxEntries: 100),
+        makeCache(),
         EncryptionInterceptor(provider: AESGCMEncryptionProvider(key: SymmetricKey(size: .bits256)),
                               encryptRequest: true, decryptResponse: false),
         LoggingInterceptor(logger: SwiftLogFiberLogger(logger: dropping)),
