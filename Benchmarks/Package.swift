@@ -15,7 +15,8 @@ let package = Package(
         // The peer of the HTTP client benchmark (issue 3), used by `AHCBench` only.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // For the pipeline benchmark's key and logger (already in the graph through Fiber).
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.0.0"),
+        // 3.x and 4.x: jwt-kit 5.8 and vapor/jwt 5 need 4.x, older stacks 3.x (Scripts/check-ecosystem-resolution).
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // The SwiftNIO peer of the WebSocket client benchmark (issue 6), used by `WebSocketKitBench` only.
         .package(url: "https://github.com/vapor/websocket-kit", from: "2.16.0"),

@@ -221,6 +221,7 @@ public actor SQLiteCacheStorage: CacheStorage {
     }
 
     /// Runs `body`; when the database turns out corrupt, replaces it (unless told not to) and rethrows.
+    @discardableResult
     private func guarded<T>(_ body: () throws(CacheStorageError) -> T) throws(CacheStorageError) -> T {
         do {
             return try body()
