@@ -52,13 +52,7 @@ struct DiskRecordFiles {
 
     /// The file name for `key`: hex SHA-256 and `.entry`.
     static func fileName(for key: String) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var name: [UInt8] = []
-        for byte in SHA256.hash(data: Data(key.utf8)) {
-            name.append(hex[Int(byte >> 4)])
-            name.append(hex[Int(byte & 0x0f)])
-        }
-        return String(decoding: name, as: UTF8.self) + ".entry"
+        SHA256.hash(data: Data(key.utf8)).lowercaseHex + ".entry"
     }
 
     private func url(for key: String) -> URL { directory.appendingPathComponent(Self.fileName(for: key)) }

@@ -69,7 +69,7 @@ enum CacheStorageKey {
     static func make(for key: CacheKey) -> String {
         let base = key.method.rawValue + " " + key.url
         guard let authorization = key.authorization else { return base }
-        let digest = SHA256.hash(data: Data(authorization.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256.hash(data: Data(authorization.utf8)).lowercaseHex
         return base + " auth:" + digest
     }
 

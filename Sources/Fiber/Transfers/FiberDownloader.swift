@@ -358,7 +358,7 @@ struct DownloadJob: Sendable {
                 whole = SHA256()
                 try await Self.hash(partial, upTo: .max, into: &whole, on: loop)
             }
-            let hex = whole.finalize().map { String(format: "%02x", $0) }.joined()
+            let hex = whole.finalize().lowercaseHex
             guard hex == expectedSHA256 else {
                 throw failure(.checksumMismatch, "SHA-256 \(hex), expected \(expectedSHA256)", state.destination, nil)
             }
