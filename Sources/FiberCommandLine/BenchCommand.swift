@@ -66,7 +66,7 @@ public struct Bench: AsyncParsableCommand {
         let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: body.map { .string($0) })
         let group = EventLoopGroup(loopCount: loops, name: "fiber-bench")
         var configuration = HTTPClient.Configuration()
-        configuration.maxConnectionsPerHost = max(1, connections / loops + (connections % loops == 0 ? 0 : 1))
+        configuration.maxConnectionsPerHost = connections
         if insecure { configuration.tls.verification = .insecureNoVerification }
         if let caFile { configuration.tls.trustRoots = .file(caFile) }
         let client = HTTPClient(eventLoopGroup: group, configuration: configuration)

@@ -15,8 +15,26 @@ extension Fiber {
     public struct Configuration: Sendable {
         /// The pipeline, first outermost.
         public var interceptors: [any Interceptor] = []
-        /// The transport (nil: `HTTPTransport.shared`, the runtime's HTTP/1.1 client on the shared loops).
+        /// The transport (nil: the runtime's HTTP/1.1 client on the shared loops, made with `http`).
         public var transport: (any FiberTransport)?
+        /// How the built-in transport connects, pools, verifies TLS, times out and bounds
+        /// responses: `http.maxConnectionsPerHost` (per client, default 64), `http.tls`
+        /// (trust roots, pins, client identity), `http.readIdleTimeout`,
+        /// `http.maxResponseBodySize`, `http.socket.connectTimeout`, redirects and more.
+        ///
+        /// Left alone, the client shares `HTTPTransport.shared` (and its connections) with
+        /// every other client that leaves it alone. Once any of it is set, the client gets
+        /// a transport of its own on the shared loops: its own pools, so its limits hold
+        /// for it alone; `shutdown()` on `HTTPTransport`, or the idle timeout, closes them.
+        /// Ignored when `transport` is set (configure that transport instead). A value that
+        /// cannot work (a zero timeout, a limit below 1) makes every request throw
+        /// `FiberError.networkError` wrapping `Fiber.ConfigurationError`;
+        /// `http.validate()` finds it at start-up.
+        public var http = HTTPConfiguration() {
+            didSet { setsHTTP = true }
+        }
+        /// Whether `http` was set, so the client needs a transport of its own.
+        var setsHTTP = false
         /// Header fields added to every request that does not set them itself.
         public var defaultHeaders: HTTPHeaders = [:]
         /// Seconds a whole request may take, retries and waits included, unless

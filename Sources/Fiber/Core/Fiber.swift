@@ -33,7 +33,8 @@ public final class Fiber: Sendable {
         configure(&configuration)
         self.baseURL = baseURL
         self.configuration = configuration
-        let transport = configuration.transport ?? HTTPTransport.shared
+        let transport = configuration.transport
+            ?? (configuration.setsHTTP ? HTTPTransport(configuration: configuration.http) : HTTPTransport.shared)
         self.transport = transport
         // Interceptors, a logger and a transport of the user's may read `TraceContext`
         // while a request runs; the built-in transport alone reads nothing from the task.

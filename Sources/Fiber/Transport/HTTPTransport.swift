@@ -10,14 +10,12 @@ import Foundation
 public struct HTTPTransport: FiberTransport {
     /// The client underneath.
     public let client: HTTPClient
-    private let group: EventLoopGroup
 
     /// The transport every `Fiber` uses unless told otherwise: one client on `EventLoopGroup.shared`.
     public static let shared = HTTPTransport(eventLoopGroup: .shared)
 
     /// A transport with its own client on `eventLoopGroup`.
     public init(eventLoopGroup: EventLoopGroup = .shared, configuration: HTTPClient.Configuration = .init()) {
-        self.group = eventLoopGroup
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
     }
 
@@ -35,8 +33,9 @@ public struct HTTPTransport: FiberTransport {
         return (FiberBodyStream(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
     }
 
-    /// The loop that will carry the request: the caller's if it runs on one of the group's, else the next in turn.
-    public func executorPreference() -> (any TaskExecutor)? { group.next() }
+    /// The loop that will carry the request: the caller's if it runs on one of the group's, else the next in turn
+    /// (among the loops that have a share of the client's connections).
+    public func executorPreference() -> (any TaskExecutor)? { client.nextLoop() }
 
     /// Closes the client's idle connections (the shared transport lives as long as the process).
     public func shutdown() async { await client.shutdown() }

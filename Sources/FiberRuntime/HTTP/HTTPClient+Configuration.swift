@@ -1,10 +1,14 @@
 extension HTTPClient {
     /// How a client connects, pools, times out and reads responses.
     public struct Configuration: Sendable {
-        /// Connections per origin on each event loop, open or opening (default 8): each loop keeps
-        /// its own pool, so a group of N loops may hold N times as many to one origin.
-        public var maxConnectionsPerHost = 8
-        /// Idle connections kept per origin (default: as many as `maxConnectionsPerHost`).
+        /// Connections per origin for the whole client, open or opening (default 64). Each
+        /// event loop keeps its own pool with an even share of the limit (`Docs/HTTP.md`): a
+        /// request waits for a connection of its own loop's share when that share is busy,
+        /// even while another loop's is not. A limit below the number of loops sends on
+        /// that many loops only. `statistics().waiting` counts the requests waiting.
+        public var maxConnectionsPerHost = 64
+        /// Idle connections kept per origin for the whole client (default: as many as
+        /// `maxConnectionsPerHost`), shared over the loops as that limit is.
         public var maxIdleConnectionsPerHost: Int? = nil
         /// An idle connection is closed after this long (default 60 s).
         public var idleTimeout: Duration = .seconds(60)
@@ -53,9 +57,15 @@ extension HTTPClient {
             given ?? readIdle.map { max($0, .seconds(30)) }
         }
 
-        var poolLimits: ConnectionPoolStateMachine.Limits {
-            .init(maxConnections: maxConnectionsPerHost, maxIdle: maxIdleConnectionsPerHost ?? maxConnectionsPerHost,
-                  idleTimeout: idleTimeout, maxLifetime: maxConnectionLifetime)
+        /// The pool limits of each of `loopCount` loops, nil for a loop without a share of the connections.
+        func poolLimits(loopCount: Int) -> [ConnectionPoolStateMachine.Limits?] {
+            let shares = ConnectionLimitShares(maxConnections: maxConnectionsPerHost,
+                                               maxIdle: maxIdleConnectionsPerHost ?? maxConnectionsPerHost,
+                                               loopCount: loopCount)
+            return zip(shares.connections, shares.idle).map { connections, idle in
+                connections == 0 ? nil : .init(maxConnections: connections, maxIdle: idle,
+                                               idleTimeout: idleTimeout, maxLifetime: maxConnectionLifetime)
+            }
         }
 
         /// Checks that every value can work: counts and sizes in range,

@@ -10,6 +10,9 @@ public final class HTTPClient: Sendable {
     public let configuration: Configuration
     private let group: EventLoopGroup
     private let pools: [ObjectIdentifier: ConnectionPool]
+    /// The loops that have a pool, in the group's order (all of them unless the
+    /// per-host limit is below the number of loops).
+    private let pooledLoops: [EventLoop]
     /// Why `configuration` cannot work, if it cannot: every request throws it.
     private let invalidConfiguration: ConfigurationError?
 
@@ -27,15 +30,21 @@ public final class HTTPClient: Sendable {
         } catch {
             invalidConfiguration = error
             pools = [:]
+            pooledLoops = []
             return
         }
         var pools: [ObjectIdentifier: ConnectionPool] = [:]
-        for loop in eventLoopGroup.loops {
+        var pooledLoops: [EventLoop] = []
+        let limits = configuration.poolLimits(loopCount: eventLoopGroup.loops.count)
+        for (loop, limits) in zip(eventLoopGroup.loops, limits) {
+            guard let limits else { continue }
             pools[ObjectIdentifier(loop)] = ConnectionPool(
-                loop: loop, limits: configuration.poolLimits, socketOptions: configuration.socket,
+                loop: loop, limits: limits, socketOptions: configuration.socket,
                 maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver)
+            pooledLoops.append(loop)
         }
         self.pools = pools
+        self.pooledLoops = pooledLoops
     }
 
     /// Sends `request` and reads the whole response body.
@@ -129,11 +138,24 @@ public final class HTTPClient: Sendable {
         for pool in pools.values { await pool.shutdown() }
     }
 
-    /// `preferred` if it is one of this client's loops, else the group's next
-    /// (the caller's own loop when it runs on one).
+    /// `preferred` if it is one of this client's loops with a pool, else the group's next
+    /// (the caller's own loop when it runs on one), moved onto a loop with a pool.
     private func loop(preferring preferred: EventLoop?) -> EventLoop {
         if let preferred, pools[ObjectIdentifier(preferred)] != nil { return preferred }
-        return group.next()
+        return nextLoop()
+    }
+
+    /// The loop the next request should run on: the group's next (the caller's own
+    /// when it runs on one), or, when that one has no share of the connections, a
+    /// loop that has, chosen by the loop's index so requests still spread.
+    ///
+    /// A client whose configuration failed validation has no pools; it answers the
+    /// group's next, and every request throws before it reaches a loop.
+    package func nextLoop() -> EventLoop {
+        let loop = group.next()
+        guard pooledLoops.count < group.loops.count, !pooledLoops.isEmpty else { return loop }
+        if pools[ObjectIdentifier(loop)] != nil { return loop }
+        return pooledLoops[loop.index % pooledLoops.count]
     }
 
     /// Throws the configuration's error, or the options', before the request reaches a loop.
