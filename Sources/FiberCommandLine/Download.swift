@@ -37,8 +37,18 @@ struct Download {
         let downloader = FiberDownloader(fiber)
         let bar = ProgressBar()
         let out = self.out
+        // The speed counts this run's bytes only: a resumed download starts from what is on disk.
+        let first = Locked<(bytes: Int, at: ContinuousClock.Instant)?>(nil)
         let progress: @Sendable (TransferProgress) -> Void = { progress in
-            if out.isTerminal { out.error("\r" + bar.line(done: progress.bytes, total: progress.total)) }
+            guard out.isTerminal else { return }
+            let now = ContinuousClock.now
+            let start = first.withLock { state in
+                if state == nil { state = (progress.bytes, now) }
+                return state!
+            }
+            let seconds = (now - start.at).seconds
+            let rate = seconds > 0.2 ? Double(progress.bytes - start.bytes) / seconds : nil
+            out.error("\r" + bar.line(done: progress.bytes, total: progress.total, bytesPerSecond: rate))
         }
         let task: DownloadTask
         if continuing, let adopted = try await adopt(path, url: url, fiber: fiber) {
