@@ -16,8 +16,12 @@ public struct TLSOptions: ParsableArguments, Sendable {
     @Option(help: "A PEM file with the client certificate's private key.")
     public var key: String?
 
+    /// No options: verification on, the system's trust store, no client certificate.
     public init() {}
 
+    /// Refuses `--key` without `--cert` (ArgumentParser's usage error).
+    ///
+    /// - Throws: `ValidationError`.
     public func validate() throws {
         if key != nil, cert == nil { throw ValidationError("--key needs --cert") }
     }

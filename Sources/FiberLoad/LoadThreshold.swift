@@ -14,11 +14,19 @@ import Foundation
 public struct LoadThreshold: Sendable, Hashable, CustomStringConvertible {
     /// What is measured.
     public enum Metric: String, Sendable, Hashable, CaseIterable {
-        case p50, p90, p99, p999, max, mean, errors, rps
+        /// Latency percentiles of the completed requests.
+        case p50, p90, p99, p999
+        /// The longest and the mean latency of the completed requests.
+        case max, mean
+        /// Failed requests: a count, or a share of all requests with a `%` limit.
+        case errors
+        /// Completed requests a second.
+        case rps
     }
 
     /// How the measured value is compared with the limit; the threshold is crossed when it holds.
     public enum Comparison: String, Sendable, Hashable {
+        /// `>`, `>=`, `<`, `<=`.
         case greaterThan = ">", greaterThanOrEqual = ">=", lessThan = "<", lessThanOrEqual = "<="
 
         func holds(_ measured: Double, _ limit: Double) -> Bool {
@@ -62,6 +70,7 @@ public struct LoadThreshold: Sendable, Hashable, CustomStringConvertible {
         /// Why it was refused.
         public let reason: Reason
 
+        /// `cannot use threshold "p99>5": "5" needs a duration unit: us, ms or s`.
         public var description: String {
             let why = switch reason {
             case .unknownMetric(let name):

@@ -77,11 +77,9 @@ import Testing
 
     @Test func timeoutCountsASilentServerAsErrors() async throws {
         try await CommandTests.withServer { server in
-            let released = CommandTests.silentRoute(server, "/silent")
-            defer { released.withLock { $0 = true } }
+            server.route("/silent", respond: .fault(.silent))
             let (out, code) = try await CommandTests.run(Bench.self, [server.url("/silent"), "-c", "2", "-d", "0.5", "--warmup", "0",
                                                                       "--timeout", "0.1", "--json"])
-            released.withLock { $0 = true }
             #expect(code == 0)
             let report = try JSONSerialization.jsonObject(with: Data(out.standardOutput.utf8)) as? [String: Any]
             #expect(report?["succeeded"] as? Int == 0)

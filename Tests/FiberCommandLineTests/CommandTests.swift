@@ -31,19 +31,6 @@ import Testing
         await server.shutdown()
     }
 
-    /// Adds a route at `path` that answers only once the returned flag is set
-    /// (or after 20 s): a server gone silent, for timeouts. Set the flag before
-    /// shutting the server down.
-    static func silentRoute(_ server: TestHTTPServer, _ path: String) -> Locked<Bool> {
-        let released = Locked(false)
-        server.route(path) { _ in
-            let deadline = ContinuousClock.now + .seconds(20)
-            while !released.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-            return .ok("late")
-        }
-        return released
-    }
-
     /// Runs `command` with `arguments`, capturing what it prints; returns the output and the exit code.
     static func run<C: AsyncParsableCommand>(_ command: C.Type, _ arguments: [String]) async throws -> (CommandOutput, Int32) {
         let output = CommandOutput.capturing()

@@ -35,9 +35,17 @@ import Testing
 
     @Test func silentServerExits28() async throws {
         try await CommandTests.withServer { server in
-            let released = CommandTests.silentRoute(server, "/silent")
-            defer { released.withLock { $0 = true } }
+            server.route("/silent", respond: .fault(.silent))
             try await Self.expectExit(.timeout, [server.url("/silent"), "--timeout", "0.2"], saying: "deadline exceeded")
+        }
+    }
+
+    @Test func aConnectionCutDuringTheExchangeExits56() async throws {
+        try await CommandTests.withServer { server in
+            server.route("/cut", respond: .fault(.closeMidBody(after: 5)))
+            server.route("/reset", respond: .fault(.reset))
+            try await Self.expectExit(.connectionLost, [server.url("/cut")], saying: "closed before the response was complete")
+            try await Self.expectExit(.connectionLost, [server.url("/reset")], saying: "reset")
         }
     }
 

@@ -59,6 +59,12 @@ import Testing
         #expect(code == 0, "\(out.standardError)")
         #expect(out.standardOutput == "mutual")
         #expect(server.tlsHandshakes.first?.peerCertificates.isEmpty == false)
+        // One PEM file with the chain and the key serves --cert alone.
+        let combined = NSTemporaryDirectory() + "fiber-client-\(UUID().uuidString).pem"
+        defer { try? FileManager.default.removeItem(atPath: combined) }
+        FileManager.default.createFile(atPath: combined, contents: Data(pki.bytes("client-chain.pem") + pki.bytes("client.key")))
+        let (both, bothCode) = try await CommandTests.run(Get.self, [server.url("/hello"), "--ca-file", ca, "--cert", combined])
+        #expect(bothCode == 0 && both.standardOutput == "mutual", "\(both.standardError)")
         let (refused, refusedCode) = try await CommandTests.run(Get.self, [server.url("/hello"), "--ca-file", ca])
         #expect(refusedCode == FiberExitCode.tlsFailure.rawValue)
         #expect(refused.standardError.contains("client certificate"), "\(refused.standardError)")
