@@ -72,6 +72,16 @@ import Testing
         }
     }
 
+    @Test func webSocketSessionsExitWithTheSameStatuses() async throws {
+        let port = RefusingPort()
+        for (url, code) in [("ws://no-such-host.invalid/", FiberExitCode.dnsFailure), ("ws://127.0.0.1:\(port.port)/", .connectFailed),
+                            ("http://127.0.0.1:\(port.port)/", .invalidURL)] {
+            let (out, status) = try await CommandTests.run(WS.self, [url, "--send", "x"])
+            #expect(status == code.rawValue, "\(url): \(out.standardError)")
+            #expect(out.standardError.hasPrefix("fiber: "))
+        }
+    }
+
     @Test func errorsWrappedByFiberKeepTheirStatus() {
         let refused = TransportError(.connectionRefused, operation: "connect")
         #expect(FiberExitCode.forError(FiberError.networkError(underlying: refused)) == .connectFailed)
