@@ -6,7 +6,9 @@ import Foundation
 /// `fiber bench URL -c CONNECTIONS -d DURATION [--rate R] …`: a load test with
 /// Fiber's HTTP client, closed loop (as wrk) or open loop at a constant rate
 /// with coordinated-omission correction (as wrk2); prints a percentile table
-/// or, with `--json`, the whole report.
+/// or, with `--json`, the whole report; `--latency` adds the full percentile
+/// spectrum and `--hgrm FILE` writes it for HdrHistogram's plotter.
+/// `--fail-if` thresholds make the exit status a verdict for CI.
 public struct Bench: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Load-test a URL (closed loop, or open loop with --rate).")
@@ -47,28 +49,43 @@ public struct Bench: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Flag(help: "Accept any TLS certificate and host name.")
-    var insecure = false
+    @OptionGroup var tls: TLSOptions
 
-    @Option(help: "A PEM file of CA certificates to trust instead of the system's.")
-    var caFile: String?
+    @Flag(help: "Also print the detailed percentile spectrum (as wrk2's --latency).")
+    var latency = false
+
+    @Option(help: "Write the latency distribution to this file in HdrHistogram's .hgrm format (milliseconds).")
+    var hgrm: String?
+
+    @Option(name: .customLong("fail-if"),
+            help: "Exit 2 when the report crosses this threshold: p50|p90|p99|p999|max|mean>DURATION (us, ms, s), errors>N or N%, rps<N (repeatable).",
+            transform: { try LoadThreshold(parsing: $0) })
+    var failIf: [LoadThreshold] = []
+
+    @Option(help: "Seconds for each request, waiting for a connection included; one that takes longer counts as an error.")
+    var timeout: Double?
+
+    @Flag(help: "Send Connection: close: a new connection for every request.")
+    var noKeepalive = false
 
     public init() {}
 
     public func run() async throws {
         let out = CommandOutput.current
         guard connections >= 1, duration > 0, loops >= 1 else { throw ValidationError("-c, -d and --loops must be positive") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be positive") }
         var headers = HTTPHeaders()
         for line in header {
             guard let colon = line.firstIndex(of: ":") else { throw ValidationError("a header is \"Name: value\", not \(line)") }
             headers.append(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
+        if noKeepalive { headers.replaceOrAdd(name: "Connection", value: "close") }
         let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: body.map { .string($0) })
         let group = EventLoopGroup(loopCount: loops, name: "fiber-bench")
         var configuration = HTTPClient.Configuration()
         configuration.maxConnectionsPerHost = connections
-        if insecure { configuration.tls.verification = .insecureNoVerification }
-        if let caFile { configuration.tls.trustRoots = .file(caFile) }
+        configuration.tls = tls.applied(to: configuration.tls)
+        if let timeout { configuration.requestTimeout = .milliseconds(Int64(timeout * 1000)) }
         let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
 
         let schedule: LoadSchedule = switch (rate, rampUp) {
@@ -94,5 +111,16 @@ public struct Bench: AsyncParsableCommand {
         await client.shutdown()
         try? await group.shutdown()
         out.print(json ? try report.json() : report.table)
+        if latency, !json { out.print(report.percentileSpectrum) }
+        if let hgrm {
+            guard FileManager.default.createFile(atPath: hgrm, contents: Data(report.hgrm.utf8)) else {
+                throw CommandLineError("cannot write \(hgrm)")
+            }
+        }
+        let crossed = failIf.filter { $0.isCrossed(by: report) }
+        guard crossed.isEmpty else {
+            for threshold in crossed { out.error("fiber: threshold crossed: \(threshold.breach(in: report))\n") }
+            throw ExitCode(FiberExitCode.thresholdCrossed.rawValue)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import FiberRuntime
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,11 +14,21 @@ public final class CommandOutput: Sendable {
     private let captured = Locked((out: "", err: ""))
     /// Whether standard output is a terminal (colours, progress bars); false when captured.
     public let isTerminal: Bool
+    /// Whether to paint with ANSI colours: on a terminal, unless `NO_COLOR` is set.
+    public let colors: Bool
 
     /// Writes to the process's standard output and error.
     public init() {
         isCapturing = false
         isTerminal = isatty(STDOUT_FILENO) == 1
+        colors = Self.wantsColors(isTerminal: isTerminal, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Colours on a terminal, unless `NO_COLOR` is set to anything but the empty
+    /// string (no-color.org's rule: the user's wish wins over the program's default).
+    public static func wantsColors(isTerminal: Bool, environment: [String: String]) -> Bool {
+        guard isTerminal else { return false }
+        return environment["NO_COLOR"].map(\.isEmpty) ?? true
     }
 
     /// Keeps everything written, for tests.
@@ -26,6 +37,7 @@ public final class CommandOutput: Sendable {
     private init(capturing: Bool) {
         isCapturing = true
         isTerminal = false
+        colors = false
     }
 
     /// Writes `text` and a newline to standard output.

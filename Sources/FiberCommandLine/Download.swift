@@ -37,8 +37,21 @@ struct Download {
         let downloader = FiberDownloader(fiber)
         let bar = ProgressBar()
         let out = self.out
+        // The speed counts this run's bytes only: a resumed download starts from what is on disk.
+        // A line shorter than the last is padded, so that none of the last is left showing.
+        let shown = Locked<(bytes: Int, at: ContinuousClock.Instant, width: Int)?>(nil)
         let progress: @Sendable (TransferProgress) -> Void = { progress in
-            if out.isTerminal { out.error("\r" + bar.line(done: progress.bytes, total: progress.total)) }
+            guard out.isTerminal else { return }
+            let now = ContinuousClock.now
+            let line = shown.withLock { state in
+                let start = state ?? (progress.bytes, now, 0)
+                let seconds = (now - start.at).seconds
+                let rate = seconds > 0.2 ? Double(progress.bytes - start.bytes) / seconds : nil
+                let line = bar.line(done: progress.bytes, total: progress.total, bytesPerSecond: rate)
+                state = (start.bytes, start.at, max(start.width, line.count))
+                return line.padding(toLength: max(start.width, line.count), withPad: " ", startingAt: 0)
+            }
+            out.error("\r" + line)
         }
         let task: DownloadTask
         if continuing, let adopted = try await adopt(path, url: url, fiber: fiber) {

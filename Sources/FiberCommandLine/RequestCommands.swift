@@ -5,11 +5,14 @@ public struct RequestOptions: ParsableArguments, Sendable {
     @Argument(help: "The URL (http:// or https://).")
     public var url: String
 
-    @Argument(help: "Header:value, name==query, name=string (JSON body field), name:=json (raw JSON field).")
+    @Argument(help: "Header:value, name==query, name=string (JSON body field), name:=json (raw JSON field), name@path (a file, multipart).")
     public var items: [String] = []
 
     @Option(help: "A raw request body (instead of JSON fields); @path reads a file.")
     public var body: String?
+
+    @Flag(help: "Send the name=value fields as a form (application/x-www-form-urlencoded; multipart/form-data with name@path files).")
+    public var form = false
 
     @Flag(name: .shortAndLong, help: "Also print the request and the timing breakdown (DNS, connect, TLS, first byte, total).")
     public var verbose = false
@@ -23,14 +26,16 @@ public struct RequestOptions: ParsableArguments, Sendable {
     @Flag(name: .customLong("continue"), help: "With --output: resume a partial file with a Range request.")
     public var resume = false
 
-    @Flag(help: "Accept any TLS certificate and host name (never for production).")
-    public var insecure = false
-
-    @Option(help: "A PEM file of CA certificates to trust instead of the system's.")
-    public var caFile: String?
+    @OptionGroup public var tls: TLSOptions
 
     @Option(help: "Seconds for the whole request (default 30).")
     public var timeout: Double = 30
+
+    @Flag(help: "Do not follow redirects: print the 3xx response as it came.")
+    public var noFollow = false
+
+    @Flag(help: "Print one JSON object with the status, headers and timings instead of the body.")
+    public var jsonOutput = false
 
     @Flag(help: "Exit 0 even for a 4xx or 5xx status (by default they exit 4 or 5).")
     public var ignoreStatus = false
@@ -50,9 +55,15 @@ public protocol RequestCommand: AsyncParsableCommand {
 }
 
 extension RequestCommand {
+    /// Sends the request; a failure of the exchange exits with its status in
+    /// `FiberExitCode` after one line on standard error.
     public mutating func run() async throws {
-        let status = try await RequestRunner(method: Self.method, options: options).run()
-        if let code = RequestRunner.exitCode(for: status, ignoring: options.ignoreStatus) { throw ExitCode(code) }
+        let options = options
+        let status = try await FiberExitCode.exiting(on: CommandOutput.current) {
+            try await RequestRunner(method: Self.method, options: options).run()
+        }
+        guard !options.ignoreStatus, let code = FiberExitCode.forStatus(status) else { return }
+        throw ExitCode(code.rawValue)
     }
 }
 

@@ -11,16 +11,6 @@ struct RequestRunner {
     let options: RequestOptions
     let out = CommandOutput.current
 
-    /// 4 for a 4xx status, 5 for 5xx, nil otherwise or when ignored.
-    static func exitCode(for status: Int, ignoring: Bool) -> Int32? {
-        guard !ignoring else { return nil }
-        switch status {
-        case 400..<500: return 4
-        case 500..<600: return 5
-        default: return nil
-        }
-    }
-
     /// Sends the request; returns the final status.
     ///
     /// - Throws: `RequestItems.ParseError`, `CommandLineError`, `HTTPClientError`.
@@ -28,18 +18,10 @@ struct RequestRunner {
         let items = try RequestItems(parsing: options.items)
         let url = items.url(appendingQueryTo: options.url)
         var headers = HTTPHeaders()
-        // `--body @path` streams the file (never whole into memory); other bodies are bytes.
-        let bodyFile = options.body.flatMap { $0.hasPrefix("@") ? String($0.dropFirst()) : nil }
-        var body = options.body.flatMap { $0.hasPrefix("@") ? nil : Array($0.utf8) }
-        if let bodyFile, !FileManager.default.isReadableFile(atPath: bodyFile) {
-            throw CommandLineError("cannot read the body file \(bodyFile)")
-        }
-        if body == nil, bodyFile == nil, let json = items.jsonBody {
-            body = Array(json.utf8)
-            headers.append(name: "Content-Type", value: "application/json")
-        }
+        let plan = try RequestBodyPlan(options: options, items: items)
+        if let contentType = plan.contentType { headers.append(name: "Content-Type", value: contentType) }
         if !items.headers.contains(where: { $0.name.lowercased() == "accept" }) {
-            headers.append(name: "Accept", value: items.jsonBody != nil ? "application/json, */*;q=0.5" : "*/*")
+            headers.append(name: "Accept", value: plan.isJSON ? "application/json, */*;q=0.5" : "*/*")
         }
         for header in items.headers {
             if header.name.lowercased() == "content-type" { headers.remove(name: "Content-Type") }
@@ -47,25 +29,22 @@ struct RequestRunner {
         }
         if options.curl {
             let shown = headers.map { (name: $0.name, value: $0.value) }
-            let shownBody: CurlCommand.Body? = bodyFile.map { .file($0) } ?? body.map { .bytes(Data($0)) }
-            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: shownBody, insecure: options.insecure) + "\n")
+            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: plan.shown, insecure: options.tls.insecure) + "\n")
         }
-        let request = try HTTPClientRequest(url: url, method: method, headers: headers,
-                                            body: bodyFile.map { .file(path: $0) } ?? body.map { .bytes($0) })
+        let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: plan.body)
         if options.verbose {
             out.error("\(method) \(url)\n" + headers.map { "\($0.name): \($0.value)\n" }.joined() + "\n")
         }
         if let path = options.output {
-            guard method == "GET", body == nil, bodyFile == nil else {
-                throw CommandLineError("--output downloads with GET, without a body")
+            guard method == "GET", plan.body == nil, !options.jsonOutput else {
+                throw CommandLineError("--output downloads with GET, without a body or --json-output")
             }
             return try await Download(out: out).run(configuration: try clientConfiguration(), url: url, headers: headers,
                                                     to: path, continuing: options.resume)
         }
         if let cache = options.cache {
             var cached = FiberRequest(url: url).method(HTTPMethod(rawValue: method)).headers(headers)
-            if let bodyFile { cached = cached.body(fileAt: bodyFile, contentType: nil) }
-            if let body { cached = cached.body(Data(body)) }
+            if let body = plan.body { cached = cached.body(body, contentType: nil) }
             return try await runCached(cached, storagePath: cache)
         }
         let client = HTTPClient(configuration: try clientConfiguration())
@@ -83,8 +62,8 @@ struct RequestRunner {
     private func clientConfiguration() throws -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.requestTimeout = .milliseconds(Int64(options.timeout * 1000))
-        if options.insecure { configuration.tls.verification = .insecureNoVerification }
-        if let ca = options.caFile { configuration.tls.trustRoots = .file(ca) }
+        configuration.tls = options.tls.applied(to: configuration.tls)
+        if options.noFollow { configuration.redirects = .never }
         return configuration
     }
 
@@ -109,7 +88,11 @@ struct RequestRunner {
     }
 
     private func print(_ response: ShownResponse) {
-        let colors = out.isTerminal
+        if options.jsonOutput {
+            out.print(response.jsonReport())
+            return
+        }
+        let colors = out.colors
         if out.isTerminal || options.verbose {
             let statusLine = "HTTP/1.1 \(response.status) \(response.reason)"
             let painted = !colors ? statusLine : (response.status < 400 ? "\u{1B}[32;1m" : "\u{1B}[31;1m") + statusLine + "\u{1B}[0m"

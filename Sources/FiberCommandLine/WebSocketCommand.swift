@@ -41,10 +41,17 @@ public struct WS: AsyncParsableCommand {
     @Flag(help: "With --bench: print the report as JSON.")
     var json = false
 
+    @OptionGroup var tls: TLSOptions
+
     public init() {}
 
+    /// Runs the session or the load; a failure to connect exits with its status in `FiberExitCode`.
     public func run() async throws {
         let out = CommandOutput.current
+        try await FiberExitCode.exiting(on: out) { try await session(out: out) }
+    }
+
+    private func session(out: CommandOutput) async throws {
         var headers = HTTPHeaders()
         for line in header {
             guard let colon = line.firstIndex(of: ":") else { throw ValidationError("a header is \"Name: value\", not \(line)") }
@@ -52,6 +59,7 @@ public struct WS: AsyncParsableCommand {
         }
         var configuration = WebSocketConfiguration()
         if deflate { configuration.compression = PerMessageDeflate() }
+        configuration.tls = tls.applied(to: configuration.tls)
         if bench {
             try await runBench(headers: headers, configuration: configuration, out: out)
             return

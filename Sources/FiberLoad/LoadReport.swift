@@ -51,6 +51,14 @@ public struct LoadReport: Sendable, Codable {
     public var phases: [String: Percentiles]
     /// True when latencies are corrected for coordinated omission (open loop).
     public var correctedForCoordinatedOmission: Bool
+    /// The latency histogram itself, in microseconds, for the full percentile
+    /// spectrum (`percentileSpectrum`, `hgrm`). Not part of the JSON form.
+    public var latencyHistogram = LoadRecorder.histogram()
+
+    private enum CodingKeys: String, CodingKey {
+        case schedule, succeeded, failed, errors, statuses, bytes, seconds, requestsPerSecond, latency, phases
+        case correctedForCoordinatedOmission
+    }
 
     init(schedule: LoadSchedule, recorder: LoadRecorder, elapsed: Duration) {
         self.schedule = schedule.summary
@@ -62,6 +70,7 @@ public struct LoadReport: Sendable, Codable {
         seconds = elapsed.seconds
         requestsPerSecond = seconds > 0 ? Double(recorder.succeeded) / seconds : 0
         latency = Percentiles(recorder.latency)
+        latencyHistogram = recorder.latency
         phases = Dictionary(uniqueKeysWithValues: recorder.phases.map { ($0.key.rawValue, Percentiles($0.value)) })
         correctedForCoordinatedOmission = schedule.isOpenLoop
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fiber
 import FiberCommandLine
 
 /// `fiber`: requests, load tests and the demo, on Fiber's runtime.
@@ -7,6 +8,7 @@ struct FiberMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fiber",
         abstract: "An HTTP client, load tester and demo on Fiber's runtime.",
+        version: FiberVersion.current,
         subcommands: [Get.self, Head.self, Post.self, Put.self, Patch.self, Delete.self, Bench.self, WS.self, Demo.self])
 }
 

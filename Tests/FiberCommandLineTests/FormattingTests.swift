@@ -60,5 +60,11 @@ import Testing
         #expect(bar.line(done: 512, total: 1024) == "[#####     ]  50%  512 B / 1.0 KiB")
         #expect(bar.line(done: 3 * 1024 * 1024, total: nil) == "3.0 MiB received")
         #expect(bar.line(done: 10, total: 10).hasPrefix("[##########] 100%"))
+        // Speed, and the time left at that speed when the total is known.
+        #expect(bar.line(done: 512, total: 1024, bytesPerSecond: 128) == "[#####     ]  50%  512 B / 1.0 KiB  128 B/s  ETA 0:04")
+        #expect(bar.line(done: 2048, total: nil, bytesPerSecond: 2048) == "2.0 KiB received  2.0 KiB/s")
+        #expect(bar.line(done: 10, total: 10, bytesPerSecond: 5) == "[##########] 100%  10 B / 10 B  5 B/s")
+        #expect(bar.line(done: 1, total: 2, bytesPerSecond: 0) == bar.line(done: 1, total: 2))
+        #expect(ProgressBar.clock(0.2) == "0:01" && ProgressBar.clock(61) == "1:01" && ProgressBar.clock(3725) == "1:02:05")
     }
 }

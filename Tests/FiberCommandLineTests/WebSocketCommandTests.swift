@@ -30,7 +30,9 @@ import Testing
 
     @Test func refusedUpgradeIsAnError() async throws {
         let server = try await TestWebSocketServer.start(handshake: .init(refuse: (status: 403, body: "go away")))
-        await #expect(throws: (any Error).self) { _ = try await CommandTests.run(WS.self, [server.url, "--send", "x"]) }
+        let (out, code) = try await CommandTests.run(WS.self, [server.url, "--send", "x"])
+        #expect(code == FiberExitCode.clientErrorStatus.rawValue)
+        #expect(out.standardError.hasPrefix("fiber: ") && out.standardError.contains("403"), "\(out.standardError)")
         await server.shutdown()
     }
 }
