@@ -5,6 +5,10 @@ extension SocketStream {
     /// addresses with Happy Eyeballs (RFC 8305) until one connects.
     ///
     /// - Parameters:
+    ///   - host: a name to resolve, or an IP literal.
+    ///   - port: the TCP port.
+    ///   - resolver: resolves `host` (default: the shared, caching resolver).
+    ///   - options: socket options, the connect timeout and the Happy Eyeballs delay.
     ///   - loop: the loop that will own the stream; by default the caller's
     ///     loop, else the next loop of the shared group.
     /// - Throws: `TransportError` with kind `.dnsFailure`, `.connectionRefused`,

@@ -20,6 +20,7 @@ extension SocketStream {
     /// (`TransportError` `.tls`, `TLSError` `.truncated`), never a clean end.
     ///
     /// - Parameters:
+    ///   - configuration: trust, verification, versions, pins and identity.
     ///   - host: the name or IP literal the client verifies (and sends as SNI); nil on a server.
     ///   - port: with `host`, the key of resumable sessions.
     ///   - timeout: the handshake's limit (none by default).

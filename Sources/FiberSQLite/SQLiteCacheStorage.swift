@@ -54,6 +54,7 @@ public actor SQLiteCacheStorage: CacheStorage {
     /// Opens or creates the database at `path`. Call it at startup: opening does blocking I/O.
     ///
     /// - Parameters:
+    ///   - path: the database file, created (mode 0600) when missing.
     ///   - maxEntries: records kept, at least 1 (default 10,000).
     ///   - maxBytes: bytes of records kept, at least 1 (default 256 MiB).
     ///   - busyTimeout: how long to wait for another process's lock before `.busy`.

@@ -16,6 +16,7 @@ public enum WebSocketClient {
     ///   - url: a `ws://` or `wss://` URL (TLS as `configuration.tls` says).
     ///   - headers: extra handshake headers (authentication, origin, cookies).
     ///   - subprotocols: offered in `Sec-WebSocket-Protocol`, in preference order.
+    ///   - configuration: TLS, limits, compression, pings and timeouts.
     ///   - loop: the loop to run on; by default the next loop of the shared group.
     public static func connect(
         to url: String, headers: HTTPHeaders = HTTPHeaders(), subprotocols: [String] = [],

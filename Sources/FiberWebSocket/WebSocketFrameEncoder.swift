@@ -5,7 +5,9 @@
 public enum WebSocketFrameEncoder {
     /// The frame's header and masked payload, in one buffer.
     ///
-    /// - Parameter maskKey: four bytes, or nil for an unmasked (server) frame.
+    /// - Parameters:
+    ///   - frame: the frame to write.
+    ///   - maskKey: four bytes, or nil for an unmasked (server) frame.
     public static func encode(_ frame: WebSocketFrame, maskKey: (UInt8, UInt8, UInt8, UInt8)?) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(frame.payload.count + 14)

@@ -38,6 +38,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// - Parameters:
     ///   - ttl: seconds a response without its own lifetime stays fresh.
     ///   - maxEntries: entries kept before the least recently used is evicted.
+    ///   - cacheableMethods: the methods whose responses are stored (default GET and HEAD).
     ///   - clock: the time source for freshness (tests pass a virtual one).
     public init(ttl: TimeInterval = 300, maxEntries: Int = 100, cacheableMethods: Set<HTTPMethod> = [.get, .head],
                 clock: FiberClock = .continuous) {
@@ -56,6 +57,7 @@ public final class CacheInterceptor: Interceptor, InlineInterceptor {
     /// - Parameters:
     ///   - storage: where entries are kept; its own limits decide eviction.
     ///   - ttl: seconds a response without its own lifetime stays fresh.
+    ///   - cacheableMethods: the methods whose responses are stored (default GET and HEAD).
     ///   - clock: the time source for freshness (tests pass a virtual one).
     public init(storage: any CacheStorage, ttl: TimeInterval = 300, cacheableMethods: Set<HTTPMethod> = [.get, .head],
                 clock: FiberClock = .continuous) {

@@ -32,6 +32,7 @@ public final class RateLimitInterceptor: Interceptor, InlineInterceptor {
     ///   - maxRequests: requests per interval (and the largest burst).
     ///   - perInterval: the interval, in seconds.
     ///   - maxWait: the longest a request waits for a slot, in seconds.
+    ///   - defaults: the constants the interceptor reads (`FiberDefaults.shared` by default).
     ///   - clock: time and sleep (tests pass a virtual one).
     public init(maxRequests: Int, perInterval: Double, maxWait: Double = 30, defaults: FiberDefaults = .shared,
                 clock: FiberClock = .continuous) {

@@ -41,6 +41,11 @@ public final class RetryInterceptor: Interceptor, InlineInterceptor {
     private let random: @Sendable () -> Double
 
     /// - Parameters:
+    ///   - maxRetries: attempts after the first (default 3).
+    ///   - baseDelay: seconds before the first retry; each next one is `defaults.exponentialBackoffBase` times longer.
+    ///   - maxDelay: the longest wait between attempts, in seconds.
+    ///   - retryableStatusCodes: statuses that are retried (default 408, 429, 500, 502, 503, 504).
+    ///   - retryableMethods: methods that are retried (default: the idempotent ones).
     ///   - shouldRetry: more errors to retry, besides timeouts and network errors.
     ///   - defaults: `exponentialBackoffBase` and `jitterFraction` come from here.
     ///   - clock: sleeps between attempts (tests pass a virtual one).

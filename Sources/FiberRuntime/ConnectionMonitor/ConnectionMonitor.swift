@@ -54,6 +54,7 @@ public final class ConnectionMonitor: Sendable {
     /// `/proc/PID/ns/net`. Watching another namespace needs `CAP_SYS_ADMIN`.
     ///
     /// - Parameters:
+    ///   - networkNamespace: the namespace to watch (default nil: the process's own).
     ///   - quietPeriod: how long a change must hold before it is published (default half a second).
     ///   - eventLoop: the loop that polls the socket (default: one of `EventLoopGroup.shared`).
     public init(networkNamespace: String? = nil, quietPeriod: Duration = .milliseconds(500),
