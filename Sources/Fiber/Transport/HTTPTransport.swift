@@ -1,5 +1,6 @@
 import FiberRuntime
 import Foundation
+import Logging
 
 /// The default transport: the runtime's HTTP/1.1 client (keep-alive pools per
 /// event loop, redirects, decompression, deadlines).
@@ -15,10 +16,12 @@ public struct HTTPTransport: FiberTransport {
     /// The transport every `Fiber` uses unless told otherwise: one client on `EventLoopGroup.shared`.
     public static let shared = HTTPTransport(eventLoopGroup: .shared)
 
-    /// A transport with its own client on `eventLoopGroup`.
-    public init(eventLoopGroup: EventLoopGroup = .shared, configuration: HTTPClient.Configuration = .init()) {
+    /// A transport with its own client on `eventLoopGroup`; `logger` receives the
+    /// client's connection-level events at debug and trace (see `HTTPClient.init`).
+    public init(eventLoopGroup: EventLoopGroup = .shared, configuration: HTTPClient.Configuration = .init(),
+                logger: Logger? = nil) {
         self.group = eventLoopGroup
-        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration, logger: logger)
     }
 
     /// - Throws: `HTTPClientError` (see `HTTPClient.execute`); Fiber maps it with `FiberError.init(transportFailure:)`.

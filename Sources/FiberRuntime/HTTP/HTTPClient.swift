@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An HTTP/1.1 client on the runtime: keep-alive pools per event loop and
 /// origin, redirects, transparent decompression, deadlines and timings.
@@ -9,7 +10,7 @@ public final class HTTPClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: Configuration
     private let group: EventLoopGroup
-    private let pools: [ObjectIdentifier: ConnectionPool]
+    let pools: [ObjectIdentifier: ConnectionPool]
     /// Why `configuration` cannot work, if it cannot: every request throws it.
     private let invalidConfiguration: ConfigurationError?
 
@@ -18,7 +19,14 @@ public final class HTTPClient: Sendable {
     /// The configuration is checked here (`Configuration.validate()`); a client
     /// made with one that cannot work opens nothing and throws the
     /// `ConfigurationError` from every request.
-    public init(eventLoopGroup: EventLoopGroup = .shared, configuration: Configuration = Configuration()) {
+    ///
+    /// `logger` receives connection-level events, with their values in metadata:
+    /// a request waiting for a connection because its origin's pool is at its
+    /// limit (debug), a TLS handshake that resumed no session (trace), an idle
+    /// connection closed (trace). The client logs nothing else: what fails a
+    /// request is thrown to its caller.
+    public init(eventLoopGroup: EventLoopGroup = .shared, configuration: Configuration = Configuration(),
+                logger: Logger? = nil) {
         self.group = eventLoopGroup
         self.configuration = configuration
         do {
@@ -33,7 +41,7 @@ public final class HTTPClient: Sendable {
         for loop in eventLoopGroup.loops {
             pools[ObjectIdentifier(loop)] = ConnectionPool(
                 loop: loop, limits: configuration.poolLimits, socketOptions: configuration.socket,
-                maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver)
+                maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver, logger: logger)
         }
         self.pools = pools
     }
@@ -115,11 +123,7 @@ public final class HTTPClient: Sendable {
     /// Connection counts over every loop and origin.
     public func statistics() async -> ConnectionPoolStatistics {
         var total = ConnectionPoolStatistics()
-        for pool in pools.values {
-            let s = await pool.statistics()
-            total.open += s.open; total.idle += s.idle; total.leased += s.leased
-            total.connecting += s.connecting; total.waiting += s.waiting
-        }
+        for pool in pools.values { total.add(await pool.statistics()) }
         return total
     }
 
