@@ -66,4 +66,32 @@ import Testing
         await server.shutdown()
         try await group.shutdown()
     }
+
+    /// A TLS connection that resumed no session says so at trace; resumed ones say nothing.
+    @Test func fullTLSHandshakesAreLoggedAtTrace() async throws {
+        let certificates = try await TestCertificates.shared()
+        let group = EventLoopGroup(loopCount: 1, name: "fiber-tls-log-test")
+        var serverConfiguration = TestHTTPServer.Configuration()
+        serverConfiguration.tls = .server(identity: certificates.serverIdentity())
+        let server = try await TestHTTPServer.start(on: group.loops[0], configuration: serverConfiguration)
+        server.route("/hello", respond: .ok("hi"))
+        var configuration = HTTPClient.Configuration()
+        configuration.tls = certificates.clientTrustingRoot
+        let handler = RecordingLogHandler()
+        let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration,
+                                      logger: Logger(label: "fiber.runtime") { _ in handler })
+        let fiber = Fiber(server.baseURL) { $0.transport = transport }
+        for _ in 1...3 {
+            // A new connection each time: the first handshake is full, the others resume.
+            #expect(try await fiber.get("/hello", headers: ["Connection": "close"]).text == "hi")
+        }
+        let full = server.tlsHandshakes.filter { !$0.resumedSession }.count
+        let lines = handler.records.filter { $0.message.hasPrefix("TLS session not resumed") }
+        #expect(server.tlsHandshakes.count == 3 && full >= 1)
+        #expect(lines.count == full)
+        #expect(lines.allSatisfy { $0.level == .trace && $0.metadata["tls.resumed"] == "false" && $0.metadata["url.scheme"] == "https" })
+        await transport.shutdown()
+        await server.shutdown()
+        try await group.shutdown()
+    }
 }
