@@ -45,6 +45,8 @@ let package = Package(
             dependencies: [
                 "CLibUV", "CLLHTTP", "CZlib", "COpenSSL", "CFiberShims",
                 .product(name: "DequeModule", package: "swift-collections"),
+                // Connection-level events at debug and trace, to a logger the client is given.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

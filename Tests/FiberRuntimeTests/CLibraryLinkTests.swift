@@ -12,9 +12,9 @@ struct CLibraryLinkTests {
     }
 
     @Test func llhttpParsesAResponse() {
-        var settings = llhttp_settings_t()
+        var settings = fiber_llhttp_settings_t()
         llhttp_settings_init(&settings)
-        var parser = llhttp_t()
+        var parser = fiber_llhttp_t()
         llhttp_init(&parser, HTTP_RESPONSE, &settings)
         let bytes = Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)
         let status = bytes.withUnsafeBufferPointer {

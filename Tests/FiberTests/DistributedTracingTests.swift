@@ -26,15 +26,18 @@ extension FinishedInMemorySpan {
         mock.stubAll(.status(201))
         let marker = "/traced-\(UUID().uuidString)"
         let response = try await fiber.post(marker)
-        let span = try #require(tracer.finishedSpans.first { $0.attributes["url.full"]?.toSpanAttribute() == .string("https://api.example.com" + marker) })
-        #expect(span.operationName == "POST" && span.kind == SpanKind.client)
+        let spans = tracer.finishedSpans.filter { $0.url(is: "https://api.example.com" + marker) }
+        let span = try #require(spans.first { $0.kind == .client })
+        let request = try #require(spans.first { $0.kind == .internal })
+        #expect(span.operationName == "POST" && span.parentSpanID == request.spanID)
         #expect(span.attributes["http.request.method"]?.toSpanAttribute() == .string("POST"))
         #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(201))
-        #expect(span.attributes["fiber.trace_id"]?.toSpanAttribute() == .string(response.traceID))
-        // The instrument injected its own context fields, and Fiber's traceparent went along.
+        #expect(request.attributes["fiber.trace_id"]?.toSpanAttribute() == .string(response.traceID))
+        // The instrument injected its own context fields (the attempt's span), and nothing of Fiber's.
         let sent = try #require(mock.lastRequest)
         #expect(sent.value(forHTTPHeaderField: InMemoryTracer.traceIDKey) == span.traceID)
-        #expect(sent.value(forHTTPHeaderField: "traceparent") != nil)
+        #expect(sent.value(forHTTPHeaderField: InMemoryTracer.spanIDKey) == span.spanID)
+        #expect(sent.value(forHTTPHeaderField: "traceparent") == nil)
     }
 
     @Test func parentSpanOfTheCallerIsKept() async throws {

@@ -168,12 +168,12 @@ import Testing
             // Written in one string or through the general rule, the value has the same shape and trace ID.
             let value = TraceParent.valueWithNewSpan(traceID: input)
             let parts = value.split(separator: "-", omittingEmptySubsequences: false)
-            #expect(parts.count == 4 && parts[0] == "00" && parts[3] == "01", "\(value)")
+            #expect(parts.count == 4 && parts[0] == "00" && parts[3] == "00", "\(value)")
             #expect(parts.count == 4 && String(parts[1]) == TraceParent.w3cTraceID(input), "\(input)")
             #expect(parts.count == 4 && parts[2].count == 16 && parts[2].allSatisfy(\.isHexDigit) && parts[2] != "0000000000000000")
         }
         #expect(TraceParent.value(traceID: "A1B2C3D4-0000-0000-0000-00000000000F", spanID: "00000000000000ab")
-            == "00-a1b2c3d4" + String(repeating: "0", count: 23) + "f-00000000000000ab-01")
+            == "00-a1b2c3d4" + String(repeating: "0", count: 23) + "f-00000000000000ab-00")
     }
 }
 

@@ -206,7 +206,9 @@ import Testing
         await expectFiberError({ if case .httpError(404, _, let r) = $0 { r.statusCode == 404 } else { false } }) {
             try await fiber.get("/missing")
         }
-        #expect(collector.logs.contains { $0.level == .error })
+        // Logged at debug, not error: the caller has the error.
+        #expect(collector.logs.contains { $0.level == .debug && $0.message.contains("404") })
+        #expect(!collector.logs.contains { $0.level == .error })
     }
 
     @Test func errorHandlingSwitch() async throws {

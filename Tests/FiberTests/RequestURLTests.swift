@@ -57,20 +57,4 @@ import Testing
             #expect(general.text == "/p?a=1&b=2%203")
         }
     }
-
-    /// With no interceptor the trace ID is not bound to the task for the transport:
-    /// it is carried by the request, and the caller's trace still reaches the wire.
-    @Test func callersTraceReachesTheWireWithoutInterceptors() async throws {
-        try await withLiveServer { server, transport in
-            server.route("/t") { request in .ok(request.header("traceparent") ?? "") }
-            let fiber = Fiber(server.baseURL) { $0.transport = transport }
-            let traceID = "0af7651916cd43dd8448eb211c80319c"
-            let response = try await TraceContext.$traceID.withValue(traceID) { try await fiber.get("/t") }
-            #expect(response.traceID == traceID)
-            #expect(response.text.hasPrefix("00-\(traceID)-") && response.text.count == 55)
-            let fresh = try await fiber.get("/t")
-            #expect(!fresh.traceID.isEmpty && fresh.traceID != traceID)
-            #expect(fresh.text.hasPrefix("00-" + fresh.traceID.lowercased().replacingOccurrences(of: "-", with: "")))
-        }
-    }
 }

@@ -44,7 +44,8 @@ extension Fiber {
         public var decoder = JSONDecoder()
         /// Encodes the `Encodable` bodies of `post`, `put` and `patch`.
         public var encoder = JSONEncoder()
-        /// Receives the client's own lines: each request at `.debug`, each failure at `.error`.
+        /// Receives the client's own lines, all at `.debug`: each request, its response or its
+        /// failure (never `.error`: a failure is thrown to the caller, who decides what it is).
         public var logger: (any FiberLogger)?
         /// When set, statuses it rejects make `send` throw `FiberError.httpError`,
         /// and `FiberResponse.validateStatus()` uses it instead of 2xx.
@@ -53,8 +54,10 @@ extension Fiber {
         public var defaults: FiberDefaults = .shared
         /// Receives one finished `Span` per request, when set.
         public var traceExporter: (any TraceExporter)?
-        /// Send a W3C `traceparent` header with every request (default on) unless
-        /// the request or the installed swift-distributed-tracing instrument sets one.
+        /// Send the trace context with every request (default on). With a swift-distributed-tracing
+        /// instrument installed, the instrument's fields for the attempt's span; without one, a W3C
+        /// `traceparent` for `TraceContext.traceID` with the sampled flag clear (Fiber records
+        /// nothing itself), unless the request has one. Off: neither.
         public var propagatesTraceContext = true
         /// When set, a request meets `FiberError.networkError(underlying: OfflineError)`
         /// at once, before any interceptor runs, while the monitor reports the machine

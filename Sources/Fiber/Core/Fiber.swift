@@ -22,8 +22,9 @@ public final class Fiber: Sendable {
     private let streamingPipeline: InlineNext
     /// Whether a request binds its trace ID to `TraceContext` for the code it runs (see `init`).
     private let bindsTaskTrace: Bool
-    /// Whether requests run in a span (see `tracesRequests(_:)`).
-    private let isTraced: Bool
+    /// Whether a swift-distributed-tracing instrument was installed when the client was made
+    /// (see `hasInstrument()`): requests then run in its spans and carry its context.
+    private let isInstrumented: Bool
     /// The end of every pipeline, for those a request makes of its own interceptors.
     private let end: TransportStep
 
@@ -39,8 +40,9 @@ public final class Fiber: Sendable {
         // Interceptors, a logger and a transport of the user's may read `TraceContext`
         // while a request runs; the built-in transport alone reads nothing from the task.
         bindsTaskTrace = !configuration.interceptors.isEmpty || configuration.logger != nil || !(transport is HTTPTransport)
-        isTraced = Self.tracesRequests(configuration)
-        let last = TransportStep(transport: transport, configuration: configuration)
+        let instrumented = Self.hasInstrument()
+        isInstrumented = instrumented
+        let last = TransportStep(transport: transport, configuration: configuration, instrumented: instrumented)
         end = last
         pipeline = InlineNext.chain(configuration.interceptors) { try await last.send($0) }
         streamingPipeline = InlineNext.chain(configuration.interceptors) { try await last.stream($0) }
@@ -127,17 +129,22 @@ public final class Fiber: Sendable {
         let loop = executor as? EventLoop
         request.eventLoop = loop
         let prepared = request
-        guard bindsTaskTrace, prepared.traceID != inherited else { return try await traced(prepared, on: loop, executor, pipeline) }
-        return try await TraceContext.$traceID.withValue(prepared.traceID) {
-            try await self.traced(prepared, on: loop, executor, pipeline)
+        guard isInstrumented else { return try await bound(prepared, inherited: inherited, on: loop, executor, pipeline) }
+        return try await inRequestSpan(prepared) { request in
+            try await self.bound(request, inherited: inherited, on: loop, executor, pipeline)
         }
     }
 
-    /// Runs the pipeline inside the request's span when one is recorded, else as it is.
-    private func traced(_ request: FiberRequest, on loop: EventLoop?, _ executor: (any TaskExecutor)?,
-                        _ pipeline: InlineNext) async throws -> FiberResponse {
-        guard isTraced else { return try await run(request, on: loop, executor, pipeline) }
-        return try await traced(request) { try await self.run(request, on: loop, executor, pipeline) }
+    /// Runs the pipeline with the request's trace ID bound to `TraceContext` when
+    /// someone may read it there and it is not the caller's already.
+    private func bound(_ request: FiberRequest, inherited: String, on loop: EventLoop?, _ executor: (any TaskExecutor)?,
+                       _ pipeline: InlineNext) async throws -> FiberResponse {
+        guard bindsTaskTrace, request.traceID != inherited else {
+            return try await exportingSpan(request) { try await self.run(request, on: loop, executor, pipeline) }
+        }
+        return try await TraceContext.$traceID.withValue(request.traceID) {
+            try await self.exportingSpan(request) { try await self.run(request, on: loop, executor, pipeline) }
+        }
     }
 
     private func run(_ request: FiberRequest, on loop: EventLoop?, _ executor: (any TaskExecutor)?,
@@ -165,14 +172,15 @@ public final class Fiber: Sendable {
         do {
             response = try await pipeline(request)
         } catch {
-            logger?.log(.error, "✗ \(request.httpMethod) \(request.location.text): \(error)",
+            // Debug, not error: the caller receives the error and decides whether it is one.
+            logger?.log(.debug, "✗ \(request.httpMethod) \(request.location.text): \(error)",
                         metadata: ["trace": request.traceID])
             throw FiberError.surfacing(error)
         }
         response.decoder = request.overrides?.decoder ?? configuration.decoder
         response.statusRule = configuration.validateStatus
         if let rule = configuration.validateStatus, !rule(response.statusCode) {
-            logger?.log(.error, "✗ \(response.statusCode) \(request.location.text): status rejected",
+            logger?.log(.debug, "✗ \(response.statusCode) \(request.location.text): status rejected",
                         metadata: ["trace": request.traceID])
             throw FiberError.httpError(statusCode: response.statusCode, data: response.data, response: response)
         }

@@ -1,15 +1,28 @@
 import FiberRuntime
 import Foundation
-import Instrumentation
 
 /// The last step of every chain: turns a `FiberRequest` into a
 /// `TransportRequest` (with trace headers, its deadline and its loop), calls
-/// the transport, and maps what it throws to `FiberError`, once.
+/// the transport, and maps what it throws to `FiberError`, once. With an
+/// instrument installed, each call is one attempt, in a span of its own
+/// (`TransportStep+Tracing`).
 struct TransportStep: Sendable {
     let transport: any FiberTransport
     let configuration: Fiber.Configuration
+    /// Whether a swift-distributed-tracing instrument was installed when the client was made.
+    let instrumented: Bool
 
     nonisolated(nonsending) func send(_ request: FiberRequest) async throws -> FiberResponse {
+        if instrumented { return try await inAttemptSpan(request, streaming: false) }
+        return try await sendPrepared(request)
+    }
+
+    nonisolated(nonsending) func stream(_ request: FiberRequest) async throws -> FiberResponse {
+        if instrumented { return try await inAttemptSpan(request, streaming: true) }
+        return try await streamPrepared(request)
+    }
+
+    nonisolated(nonsending) func sendPrepared(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
         let start = MonotonicTime.now()
         do {
@@ -21,7 +34,7 @@ struct TransportStep: Sendable {
         }
     }
 
-    nonisolated(nonsending) func stream(_ request: FiberRequest) async throws -> FiberResponse {
+    nonisolated(nonsending) func streamPrepared(_ request: FiberRequest) async throws -> FiberResponse {
         let (sent, outgoing) = try prepare(request)
         let start = MonotonicTime.now()
         do {
@@ -41,25 +54,15 @@ struct TransportStep: Sendable {
         var request = request
         // A request an interceptor made anew carries no trace ID: the task's is bound then.
         if request.traceID.isEmpty { request.traceID = TraceContext.traceID }
-        if configuration.propagatesTraceContext { addTraceHeaders(to: &request.headers, traceID: request.traceID) }
+        if configuration.propagatesTraceContext {
+            TracePropagation.inject(into: &request.headers, traceID: request.traceID, instrumented: instrumented)
+        }
         var outgoing = TransportRequest(location: request.location, httpMethod: request.httpMethod.rawValue,
                                         headers: request.headers, httpBody: request.body,
                                         deadlineReading: request.deadlineReading, eventLoop: request.eventLoop)
         if let stream = request.bodyStream { outgoing.httpBodyStream = stream }
         if let reporter = request.uploadProgress { outgoing.uploadProgress = { reporter.record($0, of: $1) } }
         return (request, outgoing)
-    }
-
-    /// Lets the installed swift-distributed-tracing instrument inject its
-    /// headers, then adds Fiber's own `traceparent` if none is there yet.
-    /// (In place: the request's one copy in `prepare` is the only one.)
-    private func addTraceHeaders(to headers: inout HTTPHeaders, traceID: String) {
-        if let context = ServiceContext.current {
-            InstrumentationSystem.instrument.inject(context, into: &headers, using: HTTPHeadersInjector())
-        }
-        if !headers.contains(name: TraceParent.headerName) {
-            headers.append(name: TraceParent.headerName, value: TraceParent.valueWithNewSpan(traceID: traceID))
-        }
     }
 
     private func response(data: Data, head: TransportResponse, request: FiberRequest, since start: MonotonicTime)
@@ -69,12 +72,5 @@ struct TransportStep: Sendable {
         response.decoder = request.overrides?.decoder ?? configuration.decoder
         response.statusRule = configuration.validateStatus
         return response
-    }
-}
-
-/// Writes swift-distributed-tracing's propagation fields into Fiber's headers.
-struct HTTPHeadersInjector: Injector {
-    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
-        headers.replaceOrAdd(name: key, value: value)
     }
 }

@@ -8,8 +8,8 @@ import FiberRuntime
 /// [HTTP] [← 200 OK] 42ms trace=A1B2C3D4
 /// ```
 ///
-/// Request and response lines are `.info` (`.warning` for 4xx, `.error` for
-/// 5xx and failures). Header fields are logged at `.debug` with
+/// Request and response lines are `.info` (`.warning` for 4xx and for failures,
+/// which the caller receives as errors and judges; `.error` for 5xx). Header fields are logged at `.debug` with
 /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
 /// redacted; with `logBody`, bodies too, cut at
 /// `FiberDefaults.logBodyTruncationLimit` characters; with `logsCURL`, the request
@@ -41,7 +41,7 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
         self.bodyLimit = defaults.logBodyTruncationLimit
     }
 
-    /// - Throws: what `next` throws (logged at `.error` first).
+    /// - Throws: what `next` throws (logged at `.warning` first).
     public func intercept(_ request: FiberRequest, next: @escaping InterceptorNext) async throws -> FiberResponse {
         try await run(request, next: InlineNext(next))
     }
@@ -74,7 +74,8 @@ public final class LoggingInterceptor: Interceptor, InlineInterceptor {
             details(headers: response.headers, body: logBody && !response.isStreamed ? response.data : nil, lowest)
             return response
         } catch {
-            emit(.error, lowest) { trace in "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
+            // Not `.error`: the error goes on to the caller, who decides whether it is one.
+            emit(.warning, lowest) { trace in "[✗ \(error)] \(Self.milliseconds(since: start))ms trace=\(trace)" }
             throw error
         }
     }

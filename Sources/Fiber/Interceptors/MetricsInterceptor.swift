@@ -27,13 +27,15 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
         let start = MonotonicTime.now()
         do {
             let response = try await next(request)
+            // Below 400 is no failure: a 304 revalidation is the cache working.
             if let metrics = measure(request, status: response.statusCode, responseSize: response.data.count, start,
-                                     timestamp, success: response.isSuccess) {
+                                     timestamp, errorType: HTTPClientAttributes.errorType(status: response.statusCode)) {
                 await collector.collect(metrics)
             }
             return response
         } catch {
-            if let metrics = measure(request, status: 0, responseSize: 0, start, timestamp, success: false) {
+            if let metrics = measure(request, status: 0, responseSize: 0, start, timestamp,
+                                     errorType: HTTPClientAttributes.errorType(error)) {
                 await collector.collect(metrics)
             }
             throw error
@@ -45,17 +47,21 @@ public final class MetricsInterceptor: Interceptor, InlineInterceptor {
     /// not inlined, so that its locals stay out of the async caller's frame.
     @inline(never)
     private func measure(_ request: FiberRequest, status: Int, responseSize: Int, _ start: MonotonicTime,
-                         _ timestamp: Date?, success: Bool) -> RequestMetrics? {
+                         _ timestamp: Date?, errorType: String?) -> RequestMetrics? {
         let durationMs = (MonotonicTime.now() - start).seconds * 1000
+        let success = errorType == nil && status != 0
         let requestSize = request.knownBodyLength ?? 0
         if let reporter {
             reporter.report(method: request.httpMethod.rawValue, statusCode: status, requestSize: requestSize,
                             responseSize: responseSize, durationMs: durationMs, success: success)
+            let attributes = HTTPClientAttributes(method: request.httpMethod.rawValue, location: request.location)
+            reporter.reportDuration(HTTPClientDurationKey(attributes, status: status, errorType: errorType),
+                                    seconds: durationMs / 1000)
             return nil
         }
         return RequestMetrics(
             traceID: TraceContext.traceID, method: request.httpMethod.rawValue, url: request.location.text,
             statusCode: status, requestSize: requestSize, responseSize: responseSize, durationMs: durationMs,
-            timestamp: timestamp ?? Date(), success: success)
+            timestamp: timestamp ?? Date(), success: success, errorType: errorType)
     }
 }

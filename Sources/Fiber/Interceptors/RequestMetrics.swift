@@ -18,12 +18,17 @@ public struct RequestMetrics: Sendable {
     public let durationMs: Double
     /// When the request started.
     public let timestamp: Date
-    /// True for 2xx.
+    /// True for a response below 400 (2xx, and a 3xx that reached the client, such
+    /// as the 304 of a cache revalidation); false for 4xx, 5xx and failures.
     public let success: Bool
+    /// OpenTelemetry's `error.type`: the status for 4xx and 5xx, the error's type
+    /// name for a failure without a response, nil otherwise.
+    public let errorType: String?
 
     /// Metrics from their parts.
     public init(traceID: String, method: String, url: String, statusCode: Int, requestSize: Int, responseSize: Int,
-                durationMs: Double, timestamp: Date, success: Bool) {
+                durationMs: Double, timestamp: Date, success: Bool, errorType: String? = nil) {
+        self.errorType = errorType
         self.traceID = traceID
         self.method = method
         self.url = url

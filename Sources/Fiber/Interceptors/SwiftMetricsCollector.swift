@@ -6,8 +6,14 @@ import Metrics
 ///
 /// - `<label>.requests` (counter) and `<label>.duration` (timer, nanoseconds),
 ///   with dimensions `method` and `status`;
-/// - `<label>.failures` (counter) for requests that were not 2xx, by `method`;
-/// - `<label>.request_size` and `<label>.response_size` (recorders, bytes).
+/// - `<label>.failures` (counter) for requests that failed or were answered
+///   4xx or 5xx, by `method` (a 304 of a revalidation is not a failure);
+/// - `<label>.request_size` and `<label>.response_size` (recorders, bytes);
+/// - `http.client.request.duration` (an aggregating recorder, a histogram, in
+///   seconds), OpenTelemetry's HTTP client metric, with its dimensions
+///   `http.request.method`, `http.response.status_code` (absent without a
+///   response), `server.address`, `server.port`, `url.scheme` and `error.type`
+///   (the status for 4xx and 5xx, the error's type name for a failure, absent otherwise).
 ///
 /// The metrics are made once per method and status and reused, as swift-metrics
 /// recommends, so reporting a request allocates nothing.
@@ -25,6 +31,9 @@ public struct SwiftMetricsCollector: MetricsCollector {
     public func collect(_ metrics: RequestMetrics) async {
         reporter.report(method: metrics.method, statusCode: metrics.statusCode, requestSize: metrics.requestSize,
                         responseSize: metrics.responseSize, durationMs: metrics.durationMs, success: metrics.success)
+        let attributes = HTTPClientAttributes(method: metrics.method, urlText: metrics.url)
+        reporter.reportDuration(HTTPClientDurationKey(attributes, status: metrics.statusCode, errorType: metrics.errorType),
+                                seconds: metrics.durationMs / 1000)
     }
 }
 
@@ -50,6 +59,12 @@ final class SwiftMetricsReporter: Sendable {
         if !success { handles.failures(method: method, factory: factory).increment(by: 1) }
         set.requestSize.record(Int64(requestSize))
         set.responseSize.record(Int64(responseSize))
+    }
+
+    /// Records one request in OpenTelemetry's `http.client.request.duration`.
+    func reportDuration(_ key: HTTPClientDurationKey, seconds: Double) {
+        let factory = self.factory ?? MetricsSystem.factory
+        handles.duration(key, factory: factory).record(seconds)
     }
 }
 
@@ -96,11 +111,12 @@ final class MetricHandles: Sendable {
         var factory: (any MetricsFactory)?
         var sets: [Key: RequestMetricSet] = [:]
         var failures: [String: any CounterHandler] = [:]
+        var durations: [HTTPClientDurationKey: any RecorderHandler] = [:]
         /// The set found last: most requests have the method and status of the one before,
         /// and comparing a key costs less than hashing it.
         var lastSet: (key: Key, set: RequestMetricSet)?
 
-        var count: Int { sets.count + failures.count }
+        var count: Int { sets.count + failures.count + durations.count }
     }
 
     static let limit = 256
@@ -124,6 +140,12 @@ final class MetricHandles: Sendable {
     func failures(method: String, factory: any MetricsFactory) -> any CounterHandler {
         cached(for: factory, find: { $0.failures[method] }, store: { $0.failures[method] = $1 }) {
             factory.makeCounter(label: "\(label).failures", dimensions: [("method", method)])
+        }
+    }
+
+    func duration(_ key: HTTPClientDurationKey, factory: any MetricsFactory) -> any RecorderHandler {
+        cached(for: factory, find: { $0.durations[key] }, store: { $0.durations[key] = $1 }) {
+            factory.makeRecorder(label: HTTPClientDurationKey.label, dimensions: key.dimensions, aggregate: true)
         }
     }
 

@@ -1,8 +1,11 @@
 import Crypto
 import Foundation
 
-/// The W3C Trace Context `traceparent` header (version 00) for a request:
-/// `00-<trace-id: 32 hex>-<parent-id: 16 hex>-01`.
+/// The W3C Trace Context `traceparent` header (version 00) that Fiber sends
+/// when no swift-distributed-tracing instrument is installed:
+/// `00-<trace-id: 32 hex>-<parent-id: 16 hex>-00`. The flags are `00`, not
+/// sampled: Fiber records no span of its own for a backend, so it does not tell
+/// the server that the caller sampled the trace (see `TracePropagation`).
 enum TraceParent {
     static let headerName = "traceparent"
 
@@ -11,12 +14,12 @@ enum TraceParent {
     /// first 16 bytes of its SHA-256, so that one trace ID always gives one W3C ID.
     static func value(traceID: String, spanID: String) -> String {
         var value = ""
-        value.reserveCapacity(55)  // "00-" 32 "-" 16 "-01": one allocation
+        value.reserveCapacity(55)  // "00-" 32 "-" 16 "-00": one allocation
         value += "00-"
         value += w3cTraceID(traceID)
         value += "-"
         value += spanID
-        value += "-01"
+        value += "-00"
         return value
     }
 
@@ -33,11 +36,21 @@ enum TraceParent {
                 copyDigits(of: bytes, into: out, at: 3)
                 out[35] = UInt8(ascii: "-")
                 RandomID.writeHex(span, into: out, at: 36)
-                out[52] = UInt8(ascii: "-"); out[53] = UInt8(ascii: "0"); out[54] = UInt8(ascii: "1")
+                out[52] = UInt8(ascii: "-"); out[53] = UInt8(ascii: "0"); out[54] = UInt8(ascii: "0")
                 return 55
             }
         }
         return written ?? value(traceID: traceID, spanID: RandomID.hex(span))
+    }
+
+    /// The trace ID of a version-00 `traceparent` value (lower-case, as W3C
+    /// requires), or nil when the value is not one or its trace ID is all zeros.
+    static func traceID(in value: String) -> String? {
+        let parts = value.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
+              parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase }), parts[1].contains(where: { $0 != "0" })
+        else { return nil }
+        return String(parts[1])
     }
 
     static func w3cTraceID(_ traceID: String) -> String {

@@ -1,5 +1,6 @@
 import FiberRuntime
 import Foundation
+import Logging
 
 /// The default transport: the runtime's HTTP/1.1 client (keep-alive pools per
 /// event loop, redirects, decompression, deadlines).

@@ -1,3 +1,5 @@
+import Logging
+
 /// The connection pools of one event loop, one state machine per origin
 /// (scheme, host, port, TLS configuration): an actor pinned to the loop,
 /// whose only job is to perform what `ConnectionPoolStateMachine` decides.
@@ -36,6 +38,8 @@ actor ConnectionPool: LoopIsolated {
     private let socketOptions: SocketOptions
     private let maxHeaderBytes: Int
     private let resolver: Resolver
+    /// Receives connection-level events (`ConnectionPool+Logging`); nil: none are built.
+    let logger: Logger?
 
     /// One origin's state machine and the connections it names, reached by
     /// reference: the hot path hashes the key once per lease, never per event.
@@ -69,8 +73,9 @@ actor ConnectionPool: LoopIsolated {
     private var isShutDown = false
 
     init(loop: EventLoop, limits: ConnectionPoolStateMachine.Limits, socketOptions: SocketOptions,
-         maxHeaderBytes: Int, resolver: Resolver) {
+         maxHeaderBytes: Int, resolver: Resolver, logger: Logger? = nil) {
         self.loop = loop
+        self.logger = logger
         self.limits = limits
         self.socketOptions = socketOptions
         self.maxHeaderBytes = maxHeaderBytes
@@ -99,6 +104,7 @@ actor ConnectionPool: LoopIsolated {
         let result = OnceContinuation<Leased>()
         waiters[waiterID] = (origin, result, nil)
         perform(actions, in: origin)
+        if waiters[waiterID] != nil, logger != nil { logWaiting(origin.key, origin.machine.statistics, opening: actions) }
         if waiters[waiterID] != nil, let deadline {
             let timer = try? LoopTimer(on: loop)
             waiters[waiterID]?.timer = timer
@@ -141,6 +147,11 @@ actor ConnectionPool: LoopIsolated {
             sum.open += s.open; sum.idle += s.idle; sum.leased += s.leased
             sum.connecting += s.connecting; sum.waiting += s.waiting
         }
+    }
+
+    /// Counts of connections and waiters for each origin.
+    func statisticsByOrigin() -> [(key: Key, statistics: ConnectionPoolStateMachine.Statistics)] {
+        origins.values.map { ($0.key, $0.machine.statistics) }
     }
 
     /// Closes idle connections, fails waiters with `.shutdown`; leased ones close when released.
@@ -226,6 +237,7 @@ actor ConnectionPool: LoopIsolated {
             if let tls = key.tls {
                 try await stream.handshake(tls, host: key.host, port: key.port, timeout: socketOptions.connectTimeout)
                 timing.tls = .now - connected
+                if logger != nil, tls.sessionResumption { logHandshake(key, of: stream) }
             }
             established(id, in: origin, stream: stream, timing: timing)
         } catch {
@@ -272,7 +284,11 @@ actor ConnectionPool: LoopIsolated {
         sweepTimer?.close()
         sweepTimer = nil
         let now = ContinuousClock.now
-        for origin in Array(origins.values) { perform(in: origin) { $0.sweep(now: now) } }
+        for origin in Array(origins.values) {
+            let actions = origin.machine.sweep(now: now)
+            if logger != nil { logIdleCloses(origin.key, actions) }
+            perform(actions, in: origin)
+        }
         if let next = origins.values.compactMap(\.machine.nextSweep).min() {
             sweepTimer = try? LoopTimer(on: loop)
             sweepTimer?.start(after: max(.milliseconds(1), next - .now)) { [weak self] in

@@ -1,6 +1,6 @@
 import CLLHTTP
 
-/// The one owner of an llhttp parser (strict mode): it holds `llhttp_t` and
+/// The one owner of an llhttp parser (strict mode): it holds `llhttp_t` (`fiber_llhttp_t`, see CLLHTTP's shim.h) and
 /// its settings at stable addresses, finds itself from llhttp's callbacks
 /// through `parser->data`, enforces the header-size limit inside those
 /// callbacks, and maps llhttp's errors to `HTTPClientError` in one place.
@@ -36,8 +36,8 @@ package final class HTTP1Parser {
     package var expectsNoBody = false
     package let maxHeaderBytes: Int
 
-    private let parser: UnsafeMutablePointer<llhttp_t>
-    private let settings: UnsafeMutablePointer<llhttp_settings_t>
+    private let parser: UnsafeMutablePointer<fiber_llhttp_t>
+    private let settings: UnsafeMutablePointer<fiber_llhttp_settings_t>
     // The callbacks' state. Unchecked for exclusivity: llhttp calls back only
     // from inside `feed`/`finish`, one callback at a time on the caller's
     // thread, so no two accesses can overlap; the dynamic check cost more per
@@ -222,7 +222,7 @@ package final class HTTP1Parser {
     }
 
     private func installCallbacks() {
-        func owner(_ p: UnsafeMutablePointer<llhttp_t>?) -> HTTP1Parser {
+        func owner(_ p: UnsafeMutablePointer<fiber_llhttp_t>?) -> HTTP1Parser {
             Unmanaged<HTTP1Parser>.fromOpaque(p!.pointee.data).takeUnretainedValue()
         }
         settings.pointee.on_message_begin = { owner($0).onMessageBegin() }

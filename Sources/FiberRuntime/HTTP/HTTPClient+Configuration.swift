@@ -1,3 +1,4 @@
+import Logging
 extension HTTPClient {
     /// How a client connects, pools, times out and reads responses.
     public struct Configuration: Sendable {
@@ -47,6 +48,12 @@ extension HTTPClient {
         public var tls = TLSConfiguration()
         /// The resolver for host names (default: the shared, caching one).
         public var resolver: Resolver = .shared
+        /// Receives connection-level events, with their values in metadata (default: none):
+        /// a request waiting for a connection because its origin's pool is at its limit
+        /// (debug), a TLS handshake that resumed no session (trace), an idle connection
+        /// closed (trace). The client logs nothing else: what fails a request is thrown
+        /// to its caller.
+        public var logger: Logger? = nil
 
         /// The defaults above.
         public init() {}

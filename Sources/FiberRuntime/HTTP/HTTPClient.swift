@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An HTTP/1.1 client on the runtime: keep-alive pools per event loop and
 /// origin, redirects, transparent decompression, deadlines and timings.
@@ -9,7 +10,7 @@ public final class HTTPClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: Configuration
     private let group: EventLoopGroup
-    private let pools: [ObjectIdentifier: ConnectionPool]
+    let pools: [ObjectIdentifier: ConnectionPool]
     /// The loops that have a pool, in the group's order (all of them unless the
     /// per-host limit is below the number of loops).
     private let pooledLoops: [EventLoop]
@@ -40,7 +41,8 @@ public final class HTTPClient: Sendable {
             guard let limits else { continue }
             pools[ObjectIdentifier(loop)] = ConnectionPool(
                 loop: loop, limits: limits, socketOptions: configuration.socket,
-                maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver)
+                maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver,
+                logger: configuration.logger)
             pooledLoops.append(loop)
         }
         self.pools = pools
@@ -124,11 +126,7 @@ public final class HTTPClient: Sendable {
     /// Connection counts over every loop and origin.
     public func statistics() async -> ConnectionPoolStatistics {
         var total = ConnectionPoolStatistics()
-        for pool in pools.values {
-            let s = await pool.statistics()
-            total.open += s.open; total.idle += s.idle; total.leased += s.leased
-            total.connecting += s.connecting; total.waiting += s.waiting
-        }
+        for pool in pools.values { total.add(await pool.statistics()) }
         return total
     }
 
