@@ -64,7 +64,7 @@ public struct FiberOpenAPITransport: ClientTransport {
             throw FiberError.networkError(underlying: error)
         }
         guard Self.hasBody(request.method, head.status.code) else { return (head, nil) }
-        return (head, HTTPBody(streamed.body, length: Self.length(of: streamed), iterationBehavior: .single))
+        return (head, HTTPBody(streaming: streamed.body, length: Self.length(of: streamed)))
     }
 
     /// The Fiber request for a generated client's request: its method and fields in
