@@ -83,4 +83,44 @@ struct StreamingTests {
             #expect(request.body == bytes)
         }
     }
+
+    /// Cancelling the task that reads a response body ends the read with
+    /// `FiberError.cancelled` and closes the connection while the server is still sending
+    /// (it notices when a write fails: a server busy in a handler reads nothing).
+    @Test func cancellingWhileTheBodyStreamsClosesItsConnection() async throws {
+        try await PetStore.with { store in
+            store.server.route("GET", prefix: "/api/blobs/") { _ in
+                .stream(headers: ["Content-Type": "application/octet-stream"]) { writer in
+                    try await writer.write(PetStore.blobChunk)
+                    for _ in 0..<1_500 {  // 30 s at most; a write fails once the client has closed
+                        try await writer.sleep(for: .milliseconds(20))
+                        try await writer.write([0x2E])
+                    }
+                }
+            }
+            let firstPiece = TestGate()
+            let client = store.client
+            let reader = Task {
+                let body = try await client.downloadBlob(path: .init(size: 2)).ok.body.binary
+                var received = 0
+                for try await chunk in body {
+                    received += chunk.count
+                    await firstPiece.open()
+                }
+                return received
+            }
+            await firstPiece.wait()
+            reader.cancel()
+            let result = await reader.result
+            guard case .failure(let error) = result else {
+                Issue.record("expected the read to fail, got \(result)")
+                return
+            }
+            guard case .cancelled? = error as? FiberError else {
+                Issue.record("expected FiberError.cancelled, got \(error)")
+                return
+            }
+            try await store.server.waitForOpenConnections(0)
+        }
+    }
 }
