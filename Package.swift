@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FiberSQLite", targets: ["FiberSQLite"]),
         .library(name: "FiberDependencies", targets: ["FiberDependencies"]),
         .library(name: "FiberDependenciesTesting", targets: ["FiberDependenciesTesting"]),
+        .library(name: "FiberOpenAPI", targets: ["FiberOpenAPI"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -26,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Only FiberDependencies and its tests use it; the core library does not.
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.0"),
+        // HTTPRequest, HTTPResponse and HTTPFields at the edge of `Fiber` (tiny, no dependencies).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Only FiberOpenAPI and its tests use it: a ClientTransport for generated OpenAPI clients.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -58,6 +63,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .target(
@@ -90,6 +96,11 @@ let package = Package(
             "Fiber", .product(name: "Dependencies", package: "swift-dependencies"),
         ]),
         .target(name: "FiberDependenciesTesting", dependencies: ["FiberDependencies", "Fiber", "FiberTesting"]),
+        // A ClientTransport for clients made by swift-openapi-generator, over a `Fiber` client.
+        .target(name: "FiberOpenAPI", dependencies: [
+            "Fiber", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -123,6 +134,12 @@ let package = Package(
             "Fiber", "FiberSharing", "FiberSQLite", "FiberTesting", "FiberRuntime",
         ]),
         .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
+        // The generated client under Generated/ is committed (Scripts/generate-openapi-test-client), not built by a plugin.
+        .testTarget(name: "FiberOpenAPITests", dependencies: [
+            "FiberOpenAPI", "Fiber", "FiberRuntime", "FiberTesting",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,8 +8,8 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
     private let make: @Sendable () -> AsyncIterator
     /// The chunks as byte arrays: as they came for a stream of arrays (the runtime's),
     /// copied from `Data` otherwise. For code that hands them on (a download to a file)
-    /// without the copy into `Data`.
-    let byteChunks: @Sendable () -> ByteIterator
+    /// without the copy into `Data`. (`package`: FiberOpenAPI hands them on the same way.)
+    package let byteChunks: @Sendable () -> ByteIterator
 
     /// A stream over any sequence of byte chunks.
     public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == [UInt8] {
@@ -69,7 +69,7 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
     }
 
     /// Reads the next chunk as bytes (see `byteChunks`); nil at the end of the body.
-    struct ByteIterator {
+    package struct ByteIterator {
         private var nextChunk: () async throws -> [UInt8]?
 
         init<I: AsyncIteratorProtocol>(_ base: I, convert: @escaping (I.Element) -> [UInt8]) {
@@ -78,7 +78,7 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
         }
 
         /// - Throws: `FiberError`, as `AsyncIterator.next()`.
-        mutating func next() async throws -> [UInt8]? {
+        package mutating func next() async throws -> [UInt8]? {
             do {
                 return try await nextChunk()
             } catch {
