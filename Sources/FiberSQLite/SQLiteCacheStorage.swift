@@ -183,33 +183,41 @@ public actor SQLiteCacheStorage: CacheStorage {
         let existed = FileManager.default.fileExists(atPath: path)
         let connection = try SQLiteConnection(path: path, busyTimeout: busyTimeout)
         if !existed { chmod(path, 0o600) }
-        // Checked before anything is written: a database of another application stays as it was.
-        let id = try connection.query("PRAGMA application_id", columns: [.integer])
-        let tables = try connection.query("SELECT count(*) FROM sqlite_master", columns: [.integer])
-        if case .integer(let found)? = id.first?.first, found != applicationID {
-            if case .integer(let count)? = tables.first?.first, count > 0 {
-                throw CacheStorageError(.invalidConfiguration, path: path,
-                                        detail: "the file is another application's SQLite database; not touching it")
+        // The check, the mark and the schema in one write transaction: a process that opens
+        // a new file at the same moment waits for it, then finds the file marked and made
+        // (checked apart, it could read the mark before another's and the tables after).
+        // Nothing is written to a database of another application.
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(CacheStorageError) {
+            let id = try connection.query("PRAGMA application_id", columns: [.integer])
+            let tables = try connection.query("SELECT count(*) FROM sqlite_master", columns: [.integer])
+            if case .integer(let found)? = id.first?.first, found != applicationID {
+                if case .integer(let count)? = tables.first?.first, count > 0 {
+                    throw CacheStorageError(.invalidConfiguration, path: path,
+                                            detail: "the file is another application's SQLite database; not touching it")
+                }
+                try connection.execute("PRAGMA application_id = \(applicationID)")
             }
-            try connection.execute("PRAGMA application_id = \(applicationID)")
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS fiber_cache (
+                    key TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS fiber_cache_used ON fiber_cache (used, size);
+                CREATE TABLE IF NOT EXISTS fiber_cache_totals (
+                    id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
+                INSERT OR IGNORE INTO fiber_cache_totals VALUES (0, 0, 0);
+                CREATE TRIGGER IF NOT EXISTS fiber_cache_added AFTER INSERT ON fiber_cache BEGIN
+                    UPDATE fiber_cache_totals SET entries = entries + 1, bytes = bytes + NEW.size WHERE id = 0; END;
+                CREATE TRIGGER IF NOT EXISTS fiber_cache_removed AFTER DELETE ON fiber_cache BEGIN
+                    UPDATE fiber_cache_totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE id = 0; END;
+                COMMIT;
+                """)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
+        // Outside the transaction (SQLite refuses to change it inside one), on a file now known to be ours.
         try connection.query("PRAGMA journal_mode = WAL", columns: [.text])
         try connection.execute("PRAGMA synchronous = NORMAL")
-        // One transaction, so that processes opening a new file at once make the schema once.
-        try connection.execute("""
-            BEGIN IMMEDIATE;
-            CREATE TABLE IF NOT EXISTS fiber_cache (
-                key TEXT PRIMARY KEY NOT NULL, record BLOB NOT NULL, size INTEGER NOT NULL, used REAL NOT NULL);
-            CREATE INDEX IF NOT EXISTS fiber_cache_used ON fiber_cache (used, size);
-            CREATE TABLE IF NOT EXISTS fiber_cache_totals (
-                id INTEGER PRIMARY KEY CHECK (id = 0), entries INTEGER NOT NULL, bytes INTEGER NOT NULL);
-            INSERT OR IGNORE INTO fiber_cache_totals VALUES (0, 0, 0);
-            CREATE TRIGGER IF NOT EXISTS fiber_cache_added AFTER INSERT ON fiber_cache BEGIN
-                UPDATE fiber_cache_totals SET entries = entries + 1, bytes = bytes + NEW.size WHERE id = 0; END;
-            CREATE TRIGGER IF NOT EXISTS fiber_cache_removed AFTER DELETE ON fiber_cache BEGIN
-                UPDATE fiber_cache_totals SET entries = entries - 1, bytes = bytes - OLD.size WHERE id = 0; END;
-            COMMIT;
-            """)
         return connection
     }
 

@@ -24,6 +24,8 @@ extension Fiber {
     public typealias EventLoopGroup = FiberRuntime.EventLoopGroup
     /// Counts of a client's connections and of the requests waiting for one.
     public typealias ConnectionPoolStatistics = FiberRuntime.ConnectionPoolStatistics
+    /// The same counts for one origin.
+    public typealias ConnectionPoolOriginStatistics = FiberRuntime.ConnectionPoolOriginStatistics
     /// A configuration value that cannot work, naming the setting.
     public typealias ConfigurationError = FiberRuntime.HTTPClient.ConfigurationError
     /// The runtime client's failures, inside `FiberError.networkError`.
@@ -206,5 +208,9 @@ extension Fiber {
     public typealias VoidRequest = Fiber::VoidRequest
     /// `VoidResponseSerializer`, spelled so that it cannot clash.
     public typealias VoidResponseSerializer = Fiber::VoidResponseSerializer
+    /// `ConnectionPoolGauges`, spelled so that it cannot clash.
+    public typealias ConnectionPoolGauges = Fiber::ConnectionPoolGauges
+    /// `HTTPTypesConversionError`, spelled so that it cannot clash.
+    public typealias HTTPTypesConversionError = Fiber::HTTPTypesConversionError
 }
 #endif
