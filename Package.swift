@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FiberSQLite", targets: ["FiberSQLite"]),
         .library(name: "FiberDependencies", targets: ["FiberDependencies"]),
         .library(name: "FiberDependenciesTesting", targets: ["FiberDependenciesTesting"]),
+        .library(name: "FiberSwiftConfiguration", targets: ["FiberSwiftConfiguration"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -26,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Only FiberDependencies and its tests use it; the core library does not.
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.0"),
+        // Only FiberSwiftConfiguration uses it. No traits: no JSON, YAML, swift-log or
+        // ServiceLifecycle comes along; an application enables those on its own line.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -88,6 +92,10 @@ let package = Package(
             "Fiber", .product(name: "Dependencies", package: "swift-dependencies"),
         ]),
         .target(name: "FiberDependenciesTesting", dependencies: ["FiberDependencies", "Fiber", "FiberTesting"]),
+        // Fiber.Configuration read from swift-configuration's ConfigReader (files, environment).
+        .target(name: "FiberSwiftConfiguration", dependencies: [
+            "Fiber", "FiberRuntime", .product(name: "Configuration", package: "swift-configuration"),
+        ]),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -121,6 +129,10 @@ let package = Package(
             "Fiber", "FiberSharing", "FiberSQLite", "FiberTesting", "FiberRuntime",
         ]),
         .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
+        .testTarget(name: "FiberSwiftConfigurationTests", dependencies: [
+            "FiberSwiftConfiguration", "Fiber", "FiberRuntime", "FiberTesting",
+            .product(name: "Configuration", package: "swift-configuration"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
