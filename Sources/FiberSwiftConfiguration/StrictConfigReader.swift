@@ -19,6 +19,7 @@ struct StrictConfigReader {
     let presence: Presence
 
     /// Whether any key was found, so that a part none of whose keys is set keeps its default whole.
+    /// Not `Sendable`: it lives in one initializer's call, on one thread.
     final class Presence {
         var found = false
     }
