@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FiberDependencies", targets: ["FiberDependencies"]),
         .library(name: "FiberDependenciesTesting", targets: ["FiberDependenciesTesting"]),
         .library(name: "FiberOpenAPI", targets: ["FiberOpenAPI"]),
+        .library(name: "FiberSwiftConfiguration", targets: ["FiberSwiftConfiguration"]),
         .executable(name: "fiber", targets: ["fiber"]),
     ],
     dependencies: [
@@ -31,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // Only FiberOpenAPI and its tests use it: a ClientTransport for generated OpenAPI clients.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // Only FiberSwiftConfiguration uses it. No traits: no JSON, YAML, swift-log or
+        // ServiceLifecycle comes along; an application enables those on its own line.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -101,6 +105,10 @@ let package = Package(
             "Fiber", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
+        // Fiber.Configuration read from swift-configuration's ConfigReader (files, environment).
+        .target(name: "FiberSwiftConfiguration", dependencies: [
+            "Fiber", "FiberRuntime", .product(name: "Configuration", package: "swift-configuration"),
+        ]),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -140,6 +148,10 @@ let package = Package(
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], exclude: ["Generated/openapi.yaml", "Generated/openapi-generator-config.yaml"]),
+        .testTarget(name: "FiberSwiftConfigurationTests", dependencies: [
+            "FiberSwiftConfiguration", "Fiber", "FiberRuntime", "FiberTesting",
+            .product(name: "Configuration", package: "swift-configuration"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

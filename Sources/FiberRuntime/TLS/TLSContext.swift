@@ -135,7 +135,9 @@ final class TLSContext: @unchecked Sendable {
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
             // With no callback, OpenSSL reads the last argument as the NUL-terminated passphrase.
-            return identity.passphrase.withCString { PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
+            // Never NULL: then it would ask for one on the terminal, and wait. An empty one
+            // opens no encrypted key, and a plain key does not read it.
+            return (identity.passphrase ?? "").withCString { PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
         }
         guard let key else {
             let errors = OpenSSLErrors.drain()
@@ -209,16 +211,6 @@ extension TLSConfiguration {
             return try await LoopFile.readAll(path, on: loop)
         } catch {
             throw TLSError(.invalidConfiguration, "cannot read the \(what) file \(path): \(error)")
-        }
-    }
-}
-
-extension Optional where Wrapped == String {
-    /// Calls `body` with the string as a C string, or with nil.
-    fileprivate func withCString<R>(_ body: (UnsafePointer<CChar>?) -> R) -> R {
-        switch self {
-        case .some(let text): text.withCString { body($0) }
-        case .none: body(nil)
         }
     }
 }
