@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "FiberDependencies", targets: ["FiberDependencies"]),
         .library(name: "FiberDependenciesTesting", targets: ["FiberDependenciesTesting"]),
         .executable(name: "fiber", targets: ["fiber"]),
+        .library(name: "FiberServiceLifecycle", targets: ["FiberServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -26,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // Only FiberDependencies and its tests use it; the core library does not.
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.0"),
+        // Only FiberServiceLifecycle and its tests use it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -88,6 +91,16 @@ let package = Package(
             "Fiber", .product(name: "Dependencies", package: "swift-dependencies"),
         ]),
         .target(name: "FiberDependenciesTesting", dependencies: ["FiberDependencies", "Fiber", "FiberTesting"]),
+        // swift-service-lifecycle integration: a `Service` that drains a client and closes its WebSockets.
+        .target(name: "FiberServiceLifecycle", dependencies: [
+            "Fiber", "FiberWebSocket", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // A process running a ServiceGroup with the Fiber service, for the test that sends it SIGTERM.
+        .executableTarget(name: "FiberLifecycleProbe", dependencies: [
+            "Fiber", "FiberWebSocket", "FiberServiceLifecycle",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/FiberLifecycleProbe"),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -119,6 +132,11 @@ let package = Package(
         ]),
         .testTarget(name: "FiberCacheStorageTests", dependencies: [
             "Fiber", "FiberSharing", "FiberSQLite", "FiberTesting", "FiberRuntime",
+        ]),
+        .testTarget(name: "FiberServiceLifecycleTests", dependencies: [
+            "FiberServiceLifecycle", "FiberLifecycleProbe", "Fiber", "FiberWebSocket", "FiberTesting", "FiberRuntime",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
     ],
