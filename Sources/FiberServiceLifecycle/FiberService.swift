@@ -65,6 +65,9 @@ public struct FiberService: Service, CustomStringConvertible {
         } catch {
             gracePeriod = .zero
         }
+        // New requests fail before anything else closes: code that sees a socket
+        // close and reacts with a request meets a client already shutting down.
+        fiber.refuseNewRequests()
         // The sockets close while the requests drain: neither waits for the other.
         async let sockets: Void = webSockets.closeAll(code: WebSocketCloseCode.goingAway, reason: "going away",
                                                       timeout: webSocketCloseTimeout)

@@ -40,8 +40,9 @@ public final class WebSocketRegistry: Sendable {
         return socket
     }
 
-    /// Sockets registered and not yet known to be disconnected.
-    public var count: Int { state.withLock { $0.sockets.filter { $0.state != .disconnected }.count } }
+    /// Sockets kept to be closed: those registered before `closeAll`, less those
+    /// found disconnected at a later registration.
+    public var count: Int { state.withLock { $0.sockets.count } }
 
     /// Closes every registered socket with `code` (default 1001, Going Away) and
     /// `reason`, and waits until each has disconnected (its closing handshake

@@ -23,6 +23,16 @@ import Testing
         #expect(machine.gracePeriodEnded() == .none)
     }
 
+    @Test func aShutdownThatBeganRefusesRequestsBeforeAnyoneWaits() {
+        var machine = DrainStateMachine()
+        _ = machine.requestArrived()
+        machine.shutdownBegan()
+        #expect(machine.phase == .draining)
+        #expect(machine.requestArrived() == .refuse)
+        #expect(machine.requestFinished() == [])
+        #expect(machine.shutdownRequested(by: 0) == .finished)
+    }
+
     @Test func waitersGoOnWhenTheLastRequestInFlightEnds() {
         var machine = DrainStateMachine()
         _ = machine.requestArrived()

@@ -3,7 +3,7 @@
 /// requests still in flight are to be cancelled.
 ///
 /// Lifecycle: `open` (requests are admitted and counted) → `draining` (the
-/// first `shutdownRequested`: new requests are refused; waiters wait for the
+/// first `shutdownBegan` or `shutdownRequested`: new requests are refused; waiters wait for the
 /// count to reach zero) → `cancelling` (a grace period ended with requests in
 /// flight: they are told to cancel, once; waiters still wait for them to end).
 /// There is no way back: a client that shut down stays shut down.
@@ -56,9 +56,14 @@ struct DrainStateMachine: Sendable {
         return waiters
     }
 
+    /// The client began to shut down: from now on nothing is admitted.
+    mutating func shutdownBegan() {
+        if phase == .open { phase = .draining }
+    }
+
     /// `waiter` asked the client to shut down: from now on nothing is admitted.
     mutating func shutdownRequested(by waiter: WaiterID) -> ShutdownAction {
-        if phase == .open { phase = .draining }
+        shutdownBegan()
         guard inFlight > 0 else { return .finished }
         waiters.append(waiter)
         return .wait

@@ -39,6 +39,11 @@ extension Fiber {
         return ShutdownOutcome(cancelledRequests: cancelled)
     }
 
+    /// Refuses new requests from now on, as `shutdown(gracePeriod:)` does first, and
+    /// returns at once: for a caller that must know new requests fail before it
+    /// goes on to close other things, then calls `shutdown(gracePeriod:)`.
+    package func refuseNewRequests() { drain.refuseNewRequests() }
+
     /// True once `shutdown(gracePeriod:)` was called: new requests are refused.
     public var isShuttingDown: Bool { drain.isShuttingDown }
 

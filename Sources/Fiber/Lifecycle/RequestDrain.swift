@@ -66,6 +66,11 @@ final class RequestDrain: Sendable {
     /// True once a shutdown began: new requests are refused.
     var isShuttingDown: Bool { state.withLock { $0.machine.phase != .open } }
 
+    /// Refuses new requests from now on, without waiting for those in flight.
+    func refuseNewRequests() {
+        state.withLock { $0.machine.shutdownBegan() }
+    }
+
     /// Refuses new requests from now on and waits for those in flight; past
     /// `gracePeriod`, or when the calling task is cancelled, cancels them and
     /// waits for them to end.
