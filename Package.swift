@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "FiberOpenAPI", targets: ["FiberOpenAPI"]),
         .library(name: "FiberSwiftConfiguration", targets: ["FiberSwiftConfiguration"]),
         .executable(name: "fiber", targets: ["fiber"]),
+        .library(name: "FiberServiceLifecycle", targets: ["FiberServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -35,6 +36,8 @@ let package = Package(
         // Only FiberSwiftConfiguration uses it. No traits: no JSON, YAML, swift-log or
         // ServiceLifecycle comes along; an application enables those on its own line.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        // Only FiberServiceLifecycle and its tests use it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -109,6 +112,16 @@ let package = Package(
         .target(name: "FiberSwiftConfiguration", dependencies: [
             "Fiber", "FiberRuntime", .product(name: "Configuration", package: "swift-configuration"),
         ]),
+        // swift-service-lifecycle integration: a `Service` that drains a client and closes its WebSockets.
+        .target(name: "FiberServiceLifecycle", dependencies: [
+            "Fiber", "FiberWebSocket", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // A process running a ServiceGroup with the Fiber service, for the test that sends it SIGTERM.
+        .executableTarget(name: "FiberLifecycleProbe", dependencies: [
+            "Fiber", "FiberWebSocket", "FiberServiceLifecycle",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/FiberLifecycleProbe"),
         .testTarget(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
@@ -140,6 +153,11 @@ let package = Package(
         ]),
         .testTarget(name: "FiberCacheStorageTests", dependencies: [
             "Fiber", "FiberSharing", "FiberSQLite", "FiberTesting", "FiberRuntime",
+        ]),
+        .testTarget(name: "FiberServiceLifecycleTests", dependencies: [
+            "FiberServiceLifecycle", "FiberLifecycleProbe", "Fiber", "FiberWebSocket", "FiberTesting", "FiberRuntime",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
         // The generated client under Generated/ is committed (Scripts/generate-openapi-test-client), not built by a plugin.

@@ -27,6 +27,8 @@ public final class Fiber: Sendable {
     private let isInstrumented: Bool
     /// The end of every pipeline, for those a request makes of its own interceptors.
     private let end: TransportStep
+    /// The requests in flight, for `shutdown(gracePeriod:)`.
+    let drain = RequestDrain()
 
     /// A client for `baseURL`, configured by `configure`.
     public init(_ baseURL: String, configure: (inout Configuration) -> Void = { _ in }) {
@@ -64,7 +66,8 @@ public final class Fiber: Sendable {
     ///   anything is sent; `.networkError`, `.timeout`, `.cancelled` from the
     ///   transport; `.httpError` when `validateStatus` is configured and rejects
     ///   the status; `.networkError` with an `OfflineError` at once when the
-    ///   configuration's `connectionMonitor` reports the machine offline.
+    ///   configuration's `connectionMonitor` reports the machine offline;
+    ///   `.networkError` with a `ShutdownError` at once after `shutdown(gracePeriod:)`.
     ///   Errors of interceptors pass through as they were thrown.
     @discardableResult
     public func send(_ request: FiberRequest) async throws -> FiberResponse {
@@ -115,6 +118,8 @@ public final class Fiber: Sendable {
         defer { request.uploadProgress?.requestEnded() }
         if let error = request.buildError { throw error }
         if let offline = offlineFailure(for: request) { throw offline }
+        let slot = try drain.enter(url: request.location.text)
+        defer { drain.leave(slot) }
         var request = request
         for field in configuration.defaultHeaders where !request.headers.contains(name: field.name) {
             request = request.header(field.name, field.value)
