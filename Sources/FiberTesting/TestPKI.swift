@@ -22,7 +22,7 @@ import Foundation
 /// a SubjectKeyIdentifier, for CAs a critical KeyUsage of keyCertSign and
 /// cRLSign, for leaves an ExtendedKeyUsage of serverAuth (clientAuth for
 /// the client), and subject alternative names as DNS names or IP addresses.
-/// Keys are P-256, but the RSA-2048 one of the key-usage leaves; all keys
+/// Keys are P-256, but the RSA-2048 one of the key-usage leaves; all key
 /// files are unencrypted PKCS#8 PEM but `client-encrypted.key`.
 public struct TestPKI: Sendable {
     /// The moment the validity periods are counted from.
