@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "FiberSwiftConfiguration", targets: ["FiberSwiftConfiguration"]),
         .executable(name: "fiber", targets: ["fiber"]),
         .library(name: "FiberServiceLifecycle", targets: ["FiberServiceLifecycle"]),
+        .executable(name: "fiber-test-pki", targets: ["fiber-test-pki"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
@@ -38,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         // Only FiberServiceLifecycle and its tests use it.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // FiberTesting makes its test certificates with it.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         // C libraries, found through pkg-config (Scripts/setup installs them).
@@ -78,7 +81,14 @@ let package = Package(
             dependencies: ["FiberRuntime", "Fiber", .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "DequeModule", package: "swift-collections")]
         ),
-        .target(name: "FiberTesting", dependencies: ["FiberRuntime", "Fiber", "FiberWebSocket"]),
+        .target(name: "FiberTesting", dependencies: [
+            "FiberRuntime", "Fiber", "FiberWebSocket",
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
+        // `fiber-test-pki FOLDER`: the test PKI for scripts and benchmarks.
+        .executableTarget(name: "fiber-test-pki", dependencies: ["FiberTesting"]),
         // The load generator behind `fiber bench`, for users' own harnesses.
         .target(name: "FiberLoad", dependencies: [
             "FiberRuntime", .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -126,7 +136,9 @@ let package = Package(
             name: "FiberRuntimeTests",
             dependencies: ["FiberRuntime", "FiberTesting", "CLibUV", "COpenSSL", "CLLHTTP", "CZlib"]
         ),
-        .testTarget(name: "FiberTestingTests", dependencies: ["FiberTesting", "FiberRuntime"]),
+        .testTarget(name: "FiberTestingTests", dependencies: [
+            "FiberTesting", "FiberRuntime", .product(name: "X509", package: "swift-certificates"),
+        ]),
         .testTarget(name: "FiberHTTPTests", dependencies: ["FiberRuntime", "FiberTesting", "CZlib"]),
         .testTarget(name: "FiberTLSTests", dependencies: ["FiberRuntime", "FiberTesting", "COpenSSL"]),
         .testTarget(name: "FiberLoadTests", dependencies: ["FiberLoad", "FiberRuntime", "FiberTesting"]),

@@ -386,7 +386,7 @@ def section(cells, skipped, failed, part_failed, ws, meta, m, versions, plot_lin
         "- Server: nginx, one worker " + ("pinned to CPU 0" if meta.get("pinned") else "(not pinned)") +
         "; `GET /` returns the 13-byte `Hello, world!`, `GET /json` a 914-byte JSON file "
         "(`application/json`), `GET /big` 100 MiB of random bytes (plain TCP with `sendfile`); TLS 1.2/1.3 with "
-        "a P-256 certificate chain from `Scripts/test-pki.py` that every client but wrk verifies",
+        "a P-256 certificate chain from `fiber-test-pki` that every client but wrk verifies",
         "- Clients: one at a time, " + ("each pinned to CPU 1" if meta.get("pinned") else "not pinned") +
         ", one thread or event loop each (Go `GOMAXPROCS=1`); C concurrent request loops over up to C "
         "keep-alive connections; for each cell the clients run one after the other, so they share the noise of "

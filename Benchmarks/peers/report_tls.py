@@ -280,7 +280,7 @@ def section(results, failed, skipped, meta, m, versions):
         f"- Toolchains: {m['swift']} (`-c release`); Go {m['go']}; {m['node']}; TLS libraries: the system's {openssl} (Fiber, wrk), Node's bundled OpenSSL, "
         "BoringSSL (AsyncHTTPClient), Go's crypto/tls",
         f"- Server: nginx {m['nginx'].replace('nginx/', '')}, one worker process, {nginx_pin}; TLS 1.2 and 1.3, "
-        "`ssl_session_cache shared:…:10m`, `ssl_session_tickets on`; certificates from `Scripts/test-pki.py` "
+        "`ssl_session_cache shared:…:10m`, `ssl_session_tickets on`; certificates from `fiber-test-pki` (FiberTesting's `TestPKI`) "
         "(a P-256 leaf for 127.0.0.1 signed by an intermediate, the chain sent, the root trusted by the clients); "
         "plain TCP on a second port with `sendfile on`",
         f"- Clients, one at a time, {client_pin}: {m['wrk']} (`-t 1 -c C`, no verification); Go net/http "

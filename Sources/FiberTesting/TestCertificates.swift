@@ -1,18 +1,24 @@
 import FiberRuntime
 import Foundation
 
-/// Certificates for TLS tests, made by `Scripts/test-pki.py` (Python's
-/// `cryptography`, which `Scripts/setup` installs) once per process in a
-/// temporary folder: a root and an intermediate CA, a leaf for `localhost`,
-/// `127.0.0.1` and `::1` (`chain.pem`, `leaf.key`), the bad ones
-/// (`expired.pem`, `not-yet-valid.pem`, `wrong-host.pem`, `self-signed.pem`,
-/// `untrusted-root.pem`, `leaf-only.pem` without its intermediate), DER
-/// copies for pins (`root.der`, `intermediate.der`, `leaf.der`) and a client
-/// identity (`client-chain.pem`, `client.key`, `client-encrypted.key`).
-/// Works in a checkout of this repository, where the script is.
+/// Certificates for TLS tests, made by `TestPKI` once per process in a
+/// temporary folder, with fresh keys: a root and an intermediate CA, a leaf
+/// for `localhost`, `127.0.0.1` and `::1` (`chain.pem`, `leaf.key`), the bad
+/// ones (`expired.pem`, `not-yet-valid.pem`, `wrong-host.pem`,
+/// `self-signed.pem`, `untrusted-root.pem`, `leaf-only.pem` without its
+/// intermediate), DER copies for pins (`root.der`, `intermediate.der`,
+/// `leaf.der`), a client identity (`client-chain.pem`, `client.key`,
+/// `client-encrypted.key`) and, under `hardening/`, the unusual shapes
+/// (`TestPKI.hardeningFiles`). Made in process, so tests need neither
+/// Python nor this repository's sources.
 public struct TestCertificates: Sendable {
     /// The folder holding the files.
     public let folder: String
+
+    /// The certificates in `folder`, which `TestPKI.write(into:)` made.
+    public init(folder: String) {
+        self.folder = folder
+    }
 
     /// The folder's `file`.
     public func path(_ file: String) -> String { folder + "/" + file }
@@ -35,11 +41,11 @@ public struct TestCertificates: Sendable {
     }
 
     /// The passphrase of `client-encrypted.key`.
-    public static let passphrase = "fiber-test-passphrase"
+    public static let passphrase = TestPKI.passphrase
 
-    /// The script failed (is Python's `cryptography` installed?).
+    /// A certificate or key could not be made, or a file not written.
     public struct GenerationError: Error, CustomStringConvertible {
-        /// What failed, with the generator's output.
+        /// What failed: the file, and why.
         public let description: String
         /// An error that says `description`.
         public init(description: String) { self.description = description }
@@ -47,30 +53,23 @@ public struct TestCertificates: Sendable {
 
     /// The process's certificates, made on first use.
     ///
-    /// - Throws: `GenerationError` when the script fails; file errors.
+    /// - Throws: `GenerationError` when a certificate, key or file cannot be made.
     public static func shared() async throws -> TestCertificates {
         try await generation.value.get()
     }
 
     private static let generation = Task<Result<TestCertificates, any Error>, Never> {
         do {
-            return .success(try await generate())
+            return .success(try generate())
         } catch {
             return .failure(error)
         }
     }
 
-    /// Runs `Scripts/test-pki.py` into a fresh temporary folder.
-    private static func generate() async throws -> TestCertificates {
+    /// Writes a `TestPKI` into a fresh temporary folder.
+    private static func generate() throws -> TestCertificates {
         let folder = NSTemporaryDirectory() + "fiber-pki-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Scripts/test-pki.py").standardized.path
-        let process = try ChildProcess.spawn("/usr/bin/env", arguments: ["python3", script, folder], output: folder + ".log")
-        guard await process.waitForSuccess(timeout: .seconds(60)) else {
-            let log = (try? String(contentsOfFile: folder + ".log", encoding: .utf8)) ?? ""
-            throw GenerationError(description: "test-pki.py failed: \(log)")
-        }
+        try TestPKI().write(into: folder)
         return TestCertificates(folder: folder)
     }
 }

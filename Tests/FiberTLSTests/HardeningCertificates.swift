@@ -8,7 +8,7 @@ import Foundation
 /// intermediate, and leaves of the shapes a client must refuse or accept:
 /// names only in the CN, wildcards, unusual key usages (RSA, `hardening/rsa.key`),
 /// broken chains. Every leaf but the RSA ones uses `hardening/leaf.key`.
-/// `Scripts/test-pki.py` makes them with the rest of the shared PKI.
+/// `TestPKI` makes them with the rest of the shared PKI (`TestPKI.hardeningFiles`).
 enum HardeningCertificates {
     /// The shared PKI, whose `hardening/` folder holds them.
     static func shared() async throws -> TestCertificates {
