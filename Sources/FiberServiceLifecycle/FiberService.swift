@@ -39,6 +39,7 @@ public struct FiberService: Service, CustomStringConvertible {
     /// A service for `fiber`.
     ///
     /// - Parameters:
+    ///   - fiber: the client to drain when the service group shuts down.
     ///   - gracePeriod: how long requests in flight may still take (default 30 s:
     ///     Kubernetes' default termination grace period, so a pod's requests finish
     ///     before it is killed; set it below the group's or the platform's limit).

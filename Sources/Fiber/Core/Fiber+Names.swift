@@ -212,5 +212,9 @@ extension Fiber {
     public typealias ConnectionPoolGauges = Fiber::ConnectionPoolGauges
     /// `HTTPTypesConversionError`, spelled so that it cannot clash.
     public typealias HTTPTypesConversionError = Fiber::HTTPTypesConversionError
+    /// `ClosingTransport`, spelled so that it cannot clash.
+    public typealias ClosingTransport = Fiber::ClosingTransport
+    /// `ShutdownError`, spelled so that it cannot clash.
+    public typealias ShutdownError = Fiber::ShutdownError
 }
 #endif
