@@ -32,6 +32,36 @@ extension FinishedInMemorySpan {
         return (request, all.filter { $0.kind == .client }.sorted { ($0.int("http.request.resend_count") ?? 0) < ($1.int("http.request.resend_count") ?? 0) })
     }
 
+    @Test func eachRedirectFollowedIsAClientSpanUnderTheAttempt() async throws {
+        _ = SharedTracer.tracer
+        try await withLiveServer { server, transport in
+            let path = "/otel-redirect-\(UUID().uuidString)"
+            server.route(path + "/a", respond: .redirect(to: path + "/b", status: 301))
+            server.route(path + "/b", respond: .redirect(to: path + "/c", status: 307))
+            server.route(path + "/c", respond: .ok("landed"))
+            let fiber = Fiber(server.baseURL) { $0.transport = transport }
+            let response = try await fiber.get(path + "/a")
+            #expect(response.text == "landed")
+            let all = SharedTracer.tracer.finishedSpans.filter { $0.string("url.full")?.contains(path) == true }
+            let request = try #require(all.first { $0.kind == .internal })
+            let clients = all.filter { $0.kind == .client }
+            // The attempt (the request's child) covers the chain and records its end; the hops are its children.
+            let attempt = try #require(clients.first { $0.parentSpanID == request.spanID })
+            #expect(attempt.int("http.response.status_code") == 200)
+            let hops = clients.filter { $0.parentSpanID == attempt.spanID }.sorted { $0.startInstant.nanosecondsSinceEpoch < $1.startInstant.nanosecondsSinceEpoch }
+            #expect(hops.count == 2)
+            #expect(hops.map { $0.string("url.full") } == [server.baseURL + path + "/a", server.baseURL + path + "/b"])
+            #expect(hops.map { $0.int("http.response.status_code") } == [301, 307])
+            #expect(hops.allSatisfy { $0.operationName == "GET" && $0.traceID == request.traceID && $0.status?.code != .error })
+            if case .stringArray(let location)? = hops.first?.attributes["http.response.header.location"]?.toSpanAttribute() {
+                #expect(location == [path + "/b"] || location == [server.baseURL + path + "/b"])
+            } else {
+                Issue.record("the hop has no Location attribute")
+            }
+            #expect(hops.allSatisfy { $0.startInstant.nanosecondsSinceEpoch <= $0.endInstant.nanosecondsSinceEpoch })
+        }
+    }
+
     @Test func aRequestIsOneSpanWithAClientSpanPerAttempt() async throws {
         _ = SharedTracer.tracer
         try await withLiveServer { server, transport in

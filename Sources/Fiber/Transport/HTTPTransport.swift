@@ -53,6 +53,7 @@ public struct HTTPTransport: FiberTransport {
         var options = HTTPClient.RequestOptions()
         options.deadlineReading = request.deadlineReading
         options.uploadProgress = request.uploadProgress
+        options.redirectObserver = RedirectSpans.observer
         return options
     }
 

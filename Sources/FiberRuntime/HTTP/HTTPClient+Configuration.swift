@@ -130,6 +130,9 @@ extension HTTPClient {
         public var uploadProgress: (@Sendable (_ sent: Int, _ total: Int?) -> Void)?
         /// Called as the response body arrives: bytes received, `Content-Length` if given.
         public var downloadProgress: (@Sendable (_ received: Int, _ total: Int?) -> Void)?
+        /// Called for each redirect followed, as the next request is about to go, on the
+        /// request's loop: keep it short. Tracing makes a span of each hop with it.
+        public var redirectObserver: (@Sendable (RedirectHop) -> Void)?
 
         /// No overrides.
         public init() {}

@@ -175,6 +175,7 @@ public final class HTTPClient: Sendable {
         var request = original
         var visited: Set<String> = []  // filled on the first redirect only
         var redirects = 0
+        var hopStart = start
         do {
             while true {
                 var response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
@@ -184,6 +185,13 @@ public final class HTTPClient: Sendable {
                 if let next = try policy.next(after: response.head.status, location: location, request: request,
                                               visited: &visited, followed: redirects) {
                     if let body = response.stream { Task { for try await _ in body {} } }  // let the connection finish
+                    if let observe = options.redirectObserver {
+                        let now = ContinuousClock.now
+                        observe(RedirectHop(method: request.method, url: request.target.description,
+                                            status: response.head.status, location: next.target.description,
+                                            started: hopStart, ended: now))
+                        hopStart = now
+                    }
                     request = next
                     redirects += 1
                     continue
