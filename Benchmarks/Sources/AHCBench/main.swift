@@ -41,7 +41,7 @@ let streamBody = options.streamBody
 
 let bench = HTTPBench(client: "ahc", options: options, executor: nil) {
     var request = HTTPClientRequest(url: url)
-    if newConnection { request.headers.append(name: "Connection", value: "close") }
+    if newConnection { request.headers.add(name: "Connection", value: "close") }
     let response = try await client.execute(request, timeout: .seconds(streamBody ? 600 : 30))
     if streamBody {
         var bytes = 0
