@@ -112,4 +112,21 @@ import Testing
             #expect(try value("fiber.http.client.pool.open") == 0 && value("fiber.http.client.pool.idle") == 0)
         }
     }
+
+    /// A client with `http` settings has pools of its own; its gauges read those, not the shared transport's.
+    @Test func poolGaugesOfAClientWithItsOwnTransport() async throws {
+        let metrics = TestMetrics()
+        let server = try await TestHTTPServer.start()
+        server.route("/", respond: .ok())
+        let port = try #require(URL(string: server.baseURL)?.port)
+        let fiber = Fiber(server.baseURL) { $0.http.maxConnectionsPerHost = 2 }
+        let gauges = try #require(ConnectionPoolGauges(fiber: fiber, factory: metrics))
+        _ = try await fiber.get("/")
+        await gauges.report()
+        let origin = [("server.address", "127.0.0.1"), ("server.port", String(port)), ("url.scheme", "http")]
+        #expect(try metrics.expectGauge("fiber.http.client.pool.idle", origin).lastValue == 1)
+        #expect(ConnectionPoolGauges(fiber: Fiber(server.baseURL) { $0.transport = MockTransport() }) == nil)
+        _ = await fiber.shutdown(gracePeriod: .seconds(1))
+        await server.shutdown()
+    }
 }

@@ -29,6 +29,13 @@ public final class ConnectionPoolGauges: Sendable {
         self.factory = factory
     }
 
+    /// Gauges of `fiber`'s pools: its own transport's when its configuration sets `http`,
+    /// else `HTTPTransport.shared`'s; nil when its transport is not the built-in HTTP one.
+    public convenience init?(fiber: Fiber, factory: (any MetricsFactory)? = nil) {
+        guard let transport = fiber.transport as? HTTPTransport else { return nil }
+        self.init(transport: transport, factory: factory)
+    }
+
     /// Reads the pools' counts now and sets the gauges.
     public func report() async {
         let origins = await client.statisticsByOrigin()
@@ -67,15 +74,4 @@ public final class ConnectionPoolGauges: Sendable {
         gauge("fiber.http.client.pool.connecting", s.connecting)
         gauge("fiber.http.client.pool.waiting", s.waiting)
     }
-}
-
-extension ConnectionPoolOriginStatistics {
-    /// Scheme, host and port: what a series is reported under.
-    struct Origin: Hashable, Sendable {
-        let scheme: String
-        let host: String
-        let port: Int
-    }
-
-    var origin: Origin { Origin(scheme: scheme, host: host, port: port) }
 }

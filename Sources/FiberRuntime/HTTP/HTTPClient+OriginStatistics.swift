@@ -16,6 +16,15 @@ public struct ConnectionPoolOriginStatistics: Sendable, Hashable {
         self.port = port
         self.statistics = statistics
     }
+
+    /// Scheme, host and port: what counts are summed and reported under.
+    package struct Origin: Hashable, Sendable {
+        package let scheme: String
+        package let host: String
+        package let port: Int
+    }
+
+    package var origin: Origin { Origin(scheme: scheme, host: host, port: port) }
 }
 
 extension HTTPClient {
@@ -23,11 +32,10 @@ extension HTTPClient {
     /// requests waiting, sorted by scheme, host and port. Pools of one origin
     /// with different TLS configurations are added together.
     public func statisticsByOrigin() async -> [ConnectionPoolOriginStatistics] {
-        struct Origin: Hashable { let scheme: String, host: String, port: Int }
-        var sums: [Origin: ConnectionPoolStatistics] = [:]
+        var sums: [ConnectionPoolOriginStatistics.Origin: ConnectionPoolStatistics] = [:]
         for pool in pools.values {
             for (key, s) in await pool.statisticsByOrigin() {
-                let origin = Origin(scheme: key.scheme, host: key.host, port: key.port)
+                let origin = ConnectionPoolOriginStatistics.Origin(scheme: key.scheme, host: key.host, port: key.port)
                 sums[origin, default: ConnectionPoolStatistics()].add(s)
             }
         }
