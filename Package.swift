@@ -53,12 +53,14 @@ let package = Package(
                        providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSQLite", path: "CSupport/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", path: "CSupport/CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
         .target(name: "CFiberShims", path: "CSupport/CFiberShims"),
 
         .target(
             name: "FiberRuntime",
             dependencies: [
-                "CLibUV", "CLLHTTP", "CZlib", "COpenSSL", "CFiberShims",
+                "CLibUV", "CLLHTTP", "CZlib", "COpenSSL", "CNGHTTP2", "CFiberShims",
                 .product(name: "DequeModule", package: "swift-collections"),
                 // Connection-level events at debug and trace, to a logger the client is given.
                 .product(name: "Logging", package: "swift-log"),

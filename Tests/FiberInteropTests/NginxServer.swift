@@ -61,7 +61,9 @@ final class NginxServer: Sendable {
     ///   - http: extra directives of the `http { }` block, same placeholders.
     ///   - tls: listen with `ssl` (the `server` directives then name the certificate and key).
     ///   - prepare: creates files in the document root before nginx starts.
-    static func start(server: String, http: String = "", tls: Bool = false, prepare: (_ root: String) throws -> Void = { _ in }) async throws -> NginxServer {
+    ///   - http2: listen with `http2` too (over TLS, offered by ALPN; in cleartext, h2c with prior knowledge).
+    static func start(server: String, http: String = "", tls: Bool = false, http2: Bool = false,
+                      prepare: (_ root: String) throws -> Void = { _ in }) async throws -> NginxServer {
         let directory = try makeTemporaryDirectory()
         do {
             let root = directory + "/www"
@@ -73,7 +75,7 @@ final class NginxServer: Sendable {
             for _ in 1...5 {
                 let (reservation, port) = try reservePort()
                 defer { close(reservation) }
-                let conf = configuration(server: server, http: http, directory: directory, port: port, tls: tls)
+                let conf = configuration(server: server, http: http, directory: directory, port: port, tls: tls, http2: http2)
                 try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
                 let process = try ChildProcess.spawn(
                     binary, arguments: ["-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
@@ -140,7 +142,7 @@ final class NginxServer: Sendable {
         return .timedOut(errorLog)
     }
 
-    private static func configuration(server: String, http: String, directory: String, port: Int, tls: Bool) -> String {
+    private static func configuration(server: String, http: String, directory: String, port: Int, tls: Bool, http2: Bool) -> String {
         func fill(_ text: String) -> String {
             text.replacingOccurrences(of: "{{PORT}}", with: String(port))
                 .replacingOccurrences(of: "{{ROOT}}", with: directory + "/www")
@@ -168,7 +170,7 @@ final class NginxServer: Sendable {
             keepalive_timeout 65s;
         \(fill(http))
             server {
-                listen 127.0.0.1:\(port) reuseport\(tls ? " ssl" : "");
+                listen 127.0.0.1:\(port) reuseport\(tls ? " ssl" : "")\(http2 ? " http2" : "");
                 server_name localhost;
                 root \(directory)/www;
         \(fill(server))
@@ -235,11 +237,11 @@ final class NginxServer: Sendable {
 ///
 /// nginx needing SIGKILL, or logging `[emerg]`, `[alert]` or `[crit]`, is recorded as an issue.
 func withNginx<T>(
-    server: String, http: String = "", tls: Bool = false, prepare: (_ root: String) throws -> Void = { _ in },
+    server: String, http: String = "", tls: Bool = false, http2: Bool = false, prepare: (_ root: String) throws -> Void = { _ in },
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (NginxServer) async throws -> T
 ) async throws -> T {
-    let nginx = try await NginxServer.start(server: server, http: http, tls: tls, prepare: prepare)
+    let nginx = try await NginxServer.start(server: server, http: http, tls: tls, http2: http2, prepare: prepare)
     let result: Result<T, any Error>
     do {
         result = .success(try await body(nginx))

@@ -38,11 +38,24 @@ struct ConnectionPoolStateMachine {
     private struct Connection: Equatable {
         var state: State
         let created: ContinuousClock.Instant
+        /// Requests it serves at once: 1 for HTTP/1.1, the stream limit for HTTP/2.
+        var capacity = 1
+        /// Requests it serves now.
+        var inUse = 0
+        /// Takes no new request (an HTTP/2 GOAWAY, or past its lifetime); closes when none is left.
+        var draining = false
+        /// Serves several requests at once (HTTP/2), even while its capacity is 1.
+        var isMultiplexed = false
     }
 
     let limits: Limits
     private var connections: [ConnectionID: Connection] = [:]
     private var idle: [ConnectionID] = []   // most recently used last
+    /// Multiplexed connections serving requests with room for more (the first is filled first).
+    private var spare: [ConnectionID] = []
+    /// The capacity of the last connection established: what a connection being
+    /// opened is expected to serve (1 until the origin is known to speak HTTP/2).
+    private var expectedCapacity = 1
     private var waiters = Deque<WaiterID>()
     private var nextID: ConnectionID = 1
     private(set) var isShutDown = false
@@ -53,9 +66,13 @@ struct ConnectionPoolStateMachine {
 
     // MARK: Events
 
-    /// A request wants a connection.
+    /// A request wants a connection: a multiplexed one with room first, then the idle one used last.
     mutating func leaseRequested(_ waiter: WaiterID, now: ContinuousClock.Instant) -> [Action] {
         if isShutDown { return [.failWaiter(waiter, .shutdown)] }
+        if let id = spare.first {
+            useSlot(of: id)
+            return [.lease(id, to: waiter)]
+        }
         var actions: [Action] = []
         while let id = idle.popLast() {
             if isPastLifetime(id, now: now) {
@@ -63,7 +80,7 @@ struct ConnectionPoolStateMachine {
                 actions.append(.closeConnection(id))
                 continue
             }
-            setState(id, .leased)
+            useSlot(of: id)
             actions.append(.lease(id, to: waiter))
             return actions
         }
@@ -75,13 +92,26 @@ struct ConnectionPoolStateMachine {
         return actions + replenish(now: now)
     }
 
-    /// A new connection is ready.
-    mutating func connectionEstablished(_ id: ConnectionID, now: ContinuousClock.Instant) -> [Action] {
-        guard connections[id]?.state == .connecting else { return [] }
+    /// A new connection is ready, serving `capacity` requests at once; a
+    /// `multiplexed` one (HTTP/2) may change its capacity later.
+    mutating func connectionEstablished(_ id: ConnectionID, capacity: Int = 1, multiplexed: Bool = false,
+                                        now: ContinuousClock.Instant) -> [Action] {
+        guard var connection = connections[id], connection.state == .connecting else { return [] }
+        // A multiplexed connection serves one stream until the server's SETTINGS come, about a
+        // round trip later: the next one opened is expected to serve as many as HTTP/2 servers allow.
+        expectedCapacity = multiplexed ? max(capacity, 100) : capacity
         if isShutDown {
             connections[id] = nil
             return [.closeConnection(id)]
         }
+        // Opened for waiters that another multiplexed connection has served meanwhile: surplus.
+        if multiplexed, waiters.isEmpty, !spare.isEmpty || idle.contains(where: { connections[$0]?.isMultiplexed == true }) {
+            connections[id] = nil
+            return [.closeConnection(id)]
+        }
+        connection.capacity = capacity
+        connection.isMultiplexed = multiplexed
+        connections[id] = connection
         return handOver(id, now: now)
     }
 
@@ -94,14 +124,49 @@ struct ConnectionPoolStateMachine {
         return [.failWaiter(waiter, .connectFailed)] + replenish(now: now)
     }
 
-    /// A leased connection finished its exchange.
+    /// A leased connection finished its exchange (an HTTP/2 connection: one of its streams).
     mutating func connectionReleased(_ id: ConnectionID, reusable: Bool, now: ContinuousClock.Instant) -> [Action] {
-        guard connections[id]?.state == .leased else { return [] }
-        if !reusable || isShutDown || isPastLifetime(id, now: now) {
+        guard var connection = connections[id], connection.state == .leased, connection.inUse > 0 else { return [] }
+        connection.inUse -= 1
+        if !reusable || isShutDown || connection.draining || isPastLifetime(id, now: now) {
+            guard connection.inUse == 0 else {
+                // Streams are still in flight: it takes no new one, and closes after the last.
+                connection.draining = true
+                connections[id] = connection
+                spare.removeAll { $0 == id }
+                return []
+            }
+            connections[id] = nil
+            spare.removeAll { $0 == id }
+            return [.closeConnection(id)] + replenish(now: now)
+        }
+        connections[id] = connection
+        return handOver(id, now: now)
+    }
+
+    /// A multiplexed connection now serves `capacity` requests at once (the server's SETTINGS).
+    mutating func connectionCapacityChanged(_ id: ConnectionID, capacity: Int, now: ContinuousClock.Instant) -> [Action] {
+        guard var connection = connections[id], connection.state != .connecting, connection.isMultiplexed else { return [] }
+        connection.capacity = max(capacity, 1)
+        connections[id] = connection
+        expectedCapacity = connection.capacity
+        spare.removeAll { $0 == id }
+        if connection.inUse > 0, connection.inUse < connection.capacity, !connection.draining { spare.append(id) }
+        return connection.draining ? [] : handOver(id, now: now)
+    }
+
+    /// A connection takes no new request (HTTP/2 GOAWAY): it closes after its last one.
+    mutating func connectionDraining(_ id: ConnectionID, now: ContinuousClock.Instant) -> [Action] {
+        guard var connection = connections[id] else { return [] }
+        spare.removeAll { $0 == id }
+        idle.removeAll { $0 == id }
+        if connection.inUse == 0 {
             connections[id] = nil
             return [.closeConnection(id)] + replenish(now: now)
         }
-        return handOver(id, now: now)
+        connection.draining = true
+        connections[id] = connection
+        return replenish(now: now)
     }
 
     /// A connection closed on its own (the server closed it while idle, or it failed).
@@ -109,6 +174,7 @@ struct ConnectionPoolStateMachine {
         guard connections[id] != nil else { return [] }
         connections[id] = nil
         idle.removeAll { $0 == id }
+        spare.removeAll { $0 == id }
         return replenish(now: now)
     }
 
@@ -196,11 +262,28 @@ struct ConnectionPoolStateMachine {
         return .createConnection(id)
     }
 
+    /// Gives `id`'s free slots to the oldest waiters; with none left in use, it goes idle (or closes past `maxIdle`).
     private mutating func handOver(_ id: ConnectionID, now: ContinuousClock.Instant) -> [Action] {
-        if let waiter = waiters.popFirst() {
-            setState(id, .leased)
-            return [.lease(id, to: waiter)]
+        guard let connection = connections[id] else { return [] }
+        if !connection.isMultiplexed {
+            if let waiter = waiters.popFirst() {
+                useSlot(of: id)
+                return [.lease(id, to: waiter)]
+            }
+        } else {
+            var actions: [Action] = []
+            while connections[id].map({ $0.inUse < $0.capacity && !$0.draining }) == true, let waiter = waiters.popFirst() {
+                useSlot(of: id)
+                actions.append(.lease(id, to: waiter))
+            }
+            if connections[id]?.inUse != 0 {
+                if actions.isEmpty, !spare.contains(id), connections[id].map({ $0.inUse < $0.capacity && !$0.draining }) == true {
+                    spare.append(id)
+                }
+                return actions
+            }
         }
+        spare.removeAll { $0 == id }
         if idle.count >= limits.maxIdle {
             connections[id] = nil
             return [.closeConnection(id)]
@@ -210,12 +293,23 @@ struct ConnectionPoolStateMachine {
         return []
     }
 
+    /// One more request on `id`; a multiplexed connection with room left stays in `spare`.
+    private mutating func useSlot(of id: ConnectionID) {
+        guard var connection = connections[id] else { return }
+        connection.state = .leased
+        connection.inUse += 1
+        connections[id] = connection
+        guard connection.isMultiplexed else { return }
+        let hasRoom = connection.inUse < connection.capacity && !connection.draining
+        if hasRoom, !spare.contains(id) { spare.append(id) } else if !hasRoom { spare.removeAll { $0 == id } }
+    }
+
     /// Opens connections for waiters that no opening connection will serve.
     private mutating func replenish(now: ContinuousClock.Instant) -> [Action] {
         guard connections.count < limits.maxConnections, !isShutDown, !waiters.isEmpty else { return [] }
         let opening = connections.values.reduce(0) { $0 + ($1.state == .connecting ? 1 : 0) }
         var actions: [Action] = []
-        var unserved = waiters.count - opening
+        var unserved = waiters.count - opening * expectedCapacity
         while unserved > 0, connections.count < limits.maxConnections, !isShutDown {
             actions.append(create(now: now))
             unserved -= 1

@@ -9,8 +9,12 @@ actor ConnectionPool: LoopIsolated {
         let host: String
         let port: Int
         /// The TLS configuration for https (nil for http): connections made with
-        /// different trust, pins or identities never mix.
+        /// different trust, pins or identities never mix. Its ALPN list says
+        /// which HTTP versions a TLS connection may speak.
         let tls: TLSConfiguration?
+        /// A cleartext connection speaks HTTP/2 with prior knowledge (h2c);
+        /// over TLS, HTTP/2 is required (ALPN `h2` alone).
+        var requiresHTTP2 = false
 
         /// Leaves the TLS configuration to `==`: hashing it (trust roots, pins,
         /// identity) on every lease would cost more than the lease, and a
@@ -21,11 +25,32 @@ actor ConnectionPool: LoopIsolated {
             hasher.combine(host)
             hasher.combine(port)
             hasher.combine(tls == nil)
+            hasher.combine(requiresHTTP2)
+        }
+    }
+
+    /// A pooled connection of either HTTP version.
+    enum Connection: Sendable {
+        case http1(HTTP1Connection)
+        case http2(HTTP2Connection)
+
+        func close(_ reason: HTTPClientError) {
+            switch self {
+            case .http1(let connection): connection.assumeIsolated { $0.close(reason) }
+            case .http2(let connection): connection.assumeIsolated { $0.close(reason) }
+            }
+        }
+
+        var setupTiming: RequestTiming {
+            switch self {
+            case .http1(let connection): connection.setupTiming
+            case .http2(let connection): connection.setupTiming
+            }
         }
     }
 
     struct Leased: Sendable {
-        let connection: HTTP1Connection
+        let connection: Connection
         /// Set on a connection made for this lease: its connect timings.
         let setup: RequestTiming?
         /// How long the lease waited for a connection (nil: an idle one was there).
@@ -37,6 +62,7 @@ actor ConnectionPool: LoopIsolated {
     private let limits: ConnectionPoolStateMachine.Limits
     private let socketOptions: SocketOptions
     private let maxHeaderBytes: Int
+    private let http2: HTTP2Configuration
     private let resolver: Resolver
     /// Receives connection-level events (`ConnectionPool+Logging`); nil: none are built.
     let logger: Logger?
@@ -47,7 +73,7 @@ actor ConnectionPool: LoopIsolated {
     fileprivate final class Origin: @unchecked Sendable {
         let key: Key
         var machine: ConnectionPoolStateMachine
-        var connections: [Int: HTTP1Connection] = [:]
+        var connections: [Int: Connection] = [:]
         var leased: Set<Int> = []
         /// Made for a waiter and not yet leased: the first lease carries the connect timings.
         var fresh: Set<Int> = []
@@ -60,8 +86,9 @@ actor ConnectionPool: LoopIsolated {
         }
 
         /// Marks `id` leased; the first lease of a fresh connection carries its connect timings.
-        func lease(_ id: Int, _ connection: HTTP1Connection) -> Leased {
-            leased.insert(id)
+        /// (An HTTP/2 connection reports each stream's end itself: only HTTP/1.1 ones are tracked here.)
+        func lease(_ id: Int, _ connection: Connection) -> Leased {
+            if case .http1 = connection { leased.insert(id) }
             return Leased(connection: connection, setup: fresh.remove(id) != nil ? connection.setupTiming : nil)
         }
     }
@@ -73,7 +100,8 @@ actor ConnectionPool: LoopIsolated {
     private var isShutDown = false
 
     init(loop: EventLoop, limits: ConnectionPoolStateMachine.Limits, socketOptions: SocketOptions,
-         maxHeaderBytes: Int, resolver: Resolver, logger: Logger? = nil) {
+         maxHeaderBytes: Int, http2: HTTP2Configuration = HTTP2Configuration(), resolver: Resolver, logger: Logger? = nil) {
+        self.http2 = http2
         self.loop = loop
         self.logger = logger
         self.limits = limits
@@ -203,7 +231,7 @@ actor ConnectionPool: LoopIsolated {
             origin.leased.remove(id)
             origin.fresh.remove(id)
             if let connection = origin.connections.removeValue(forKey: id) {
-                connection.assumeIsolated { $0.close(HTTPClientError(.connectionClosed, "closed by the pool")) }
+                connection.close(HTTPClientError(.connectionClosed, "closed by the pool"))
             }
         case .failWaiter(let waiterID, let failure):
             guard let waiter = waiters.removeValue(forKey: waiterID) else { return }
@@ -234,12 +262,22 @@ actor ConnectionPool: LoopIsolated {
             let stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
             let connected = ContinuousClock.now
             timing.connect = connected - resolved
+            var speaksHTTP2 = key.tls == nil && key.requiresHTTP2
             if let tls = key.tls {
                 try await stream.handshake(tls, host: key.host, port: key.port, timeout: socketOptions.connectTimeout)
                 timing.tls = .now - connected
                 if logger != nil, tls.sessionResumption { logHandshake(key, of: stream) }
+                speaksHTTP2 = await stream.tlsInfo?.applicationProtocol == "h2"
+                if key.requiresHTTP2, !speaksHTTP2 {
+                    await stream.close()
+                    throw HTTPClientError(.http2, "the server did not agree to HTTP/2 (ALPN h2)")
+                }
             }
-            established(id, in: origin, stream: stream, timing: timing)
+            if speaksHTTP2 {
+                try establishedHTTP2(id, in: origin, stream: stream, timing: timing)
+            } else {
+                established(id, in: origin, stream: stream, timing: timing)
+            }
         } catch {
             origin.connectError = error
             perform(in: origin) { $0.connectionFailed(id, now: .now) }
@@ -254,15 +292,47 @@ actor ConnectionPool: LoopIsolated {
                 me.reported(report.0, in: report.1, connection: report.2, reusable: report.3)
             }
         }
-        origin.connections[id] = connection
+        origin.connections[id] = .http1(connection)
         origin.fresh.insert(id)
         perform(in: origin) { $0.connectionEstablished(id, now: .now) }
         if origin.connections[id] == nil { origin.fresh.remove(id) }
     }
 
+    private func establishedHTTP2(_ id: Int, in origin: Origin, stream: SocketStream, timing: RequestTiming) throws(HTTPClientError) {
+        let connection = try HTTP2Connection(id: id, stream: stream, configuration: http2, maxHeaderBytes: maxHeaderBytes,
+                                             setupTiming: timing) { [weak self, weak origin] connection, report in
+            guard let self, let origin else { return }
+            self.onLoop((id, origin, connection, report)) { me, event in
+                me.reported(event.0, in: event.1, connection: event.2, event.3)
+            }
+        }
+        let capacity = connection.assumeIsolated { $0.capacity }
+        origin.connections[id] = .http2(connection)
+        origin.fresh.insert(id)
+        perform(in: origin) { $0.connectionEstablished(id, capacity: capacity, multiplexed: true, now: .now) }
+        if origin.connections[id] == nil { origin.fresh.remove(id) }
+    }
+
+    /// An HTTP/2 connection's stream ended, its capacity changed, it went away or closed.
+    private func reported(_ id: Int, in origin: Origin, connection: HTTP2Connection, _ report: HTTP2Connection.Report) {
+        guard case .http2(let current)? = origin.connections[id], current === connection else { return }
+        switch report {
+        case .streamEnded:
+            perform(in: origin) { $0.connectionReleased(id, reusable: true, now: .now) }
+        case .capacity(let capacity):
+            perform(in: origin) { $0.connectionCapacityChanged(id, capacity: capacity, now: .now) }
+        case .draining:
+            perform(in: origin) { $0.connectionDraining(id, now: .now) }
+        case .closed:
+            origin.connections[id] = nil
+            origin.fresh.remove(id)
+            perform(in: origin) { $0.connectionClosed(id, now: .now) }
+        }
+    }
+
     /// A connection ended an exchange, or closed while idle.
     private func reported(_ id: Int, in origin: Origin, connection: HTTP1Connection, reusable: Bool) {
-        guard origin.connections[id] === connection else { return }
+        guard case .http1(let current)? = origin.connections[id], current === connection else { return }
         if origin.leased.remove(id) != nil {
             perform(in: origin) { $0.connectionReleased(id, reusable: reusable, now: .now) }
         } else {

@@ -35,6 +35,9 @@ actor HTTP1Connection: LoopIsolated {
         var body: CollectedBody
         var stream: HTTPResponseBody?
         var timing: RequestTiming
+        var version: HTTPVersion = .http1_1
+        /// Fields that followed the body (HTTP/2 trailers), for a collected response.
+        var trailers: HTTPHeaders? = nil
     }
 
     enum BodyMode {

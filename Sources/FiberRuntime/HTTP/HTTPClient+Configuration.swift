@@ -45,7 +45,14 @@ extension HTTPClient {
         /// Streamed bodies stop reading the socket when this much waits unread (default 256 KiB).
         public var streamHighWatermark = 256 * 1024
         /// TLS for https origins (default: the system's trust store, full verification, TLS 1.2 at least).
+        /// Its ALPN list is set by `httpVersion`.
         public var tls = TLSConfiguration()
+        /// Which HTTP versions the client speaks (default `.automatic`: HTTP/2
+        /// when a TLS server picks it by ALPN, else HTTP/1.1). Over TLS it sets
+        /// the ALPN protocols offered, whatever `tls.applicationProtocols` says.
+        public var httpVersion = HTTPVersionPolicy.automatic
+        /// How HTTP/2 connections run: streams per connection, windows, PINGs, flood limits.
+        public var http2 = HTTP2Configuration()
         /// The resolver for host names (default: the shared, caching one).
         public var resolver: Resolver = .shared
         /// Receives connection-level events, with their values in metadata (default: none):
@@ -99,6 +106,7 @@ extension HTTPClient {
             try Check.require(redirects.maxRedirects >= 0, "redirects.maxRedirects", "must not be negative (\(redirects.maxRedirects))")
             try Check.require(maxDecompressionRatio >= 1, "maxDecompressionRatio", "must be at least 1, not \(maxDecompressionRatio)")
             try socket.validate()
+            try http2.validate()
             // Streamed bodies resume reading at a quarter of it.
             try Check.require(streamHighWatermark >= 1, "streamHighWatermark", "must be at least 1, not \(streamHighWatermark)")
         }
@@ -124,6 +132,9 @@ extension HTTPClient {
         public var responseHeadTimeout: Duration?
         /// Redirects for this request (overrides the configuration's).
         public var redirects: RedirectPolicy?
+        /// The HTTP versions this request may use (overrides the configuration's).
+        /// Connections of different policies are pooled apart.
+        public var httpVersion: HTTPVersionPolicy?
         /// Largest body collected for this request (overrides the configuration's).
         public var maxResponseBodySize: Int?
         /// Called as the request body goes out: bytes sent, total if known.

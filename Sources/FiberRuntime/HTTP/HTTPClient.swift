@@ -16,6 +16,9 @@ public final class HTTPClient: Sendable {
     private let pooledLoops: [EventLoop]
     /// Why `configuration` cannot work, if it cannot: every request throws it.
     private let invalidConfiguration: ConfigurationError?
+    /// `configuration.tls` with the ALPN list of each `HTTPVersionPolicy`, made once
+    /// so that every request of a policy shares one value (keys compare it by identity first).
+    private let tlsByPolicy: [HTTPVersionPolicy: TLSConfiguration]
 
     /// A client whose connections live on `eventLoopGroup`'s loops.
     ///
@@ -25,6 +28,13 @@ public final class HTTPClient: Sendable {
     public init(eventLoopGroup: EventLoopGroup = .shared, configuration: Configuration = Configuration()) {
         self.group = eventLoopGroup
         self.configuration = configuration
+        var tlsByPolicy: [HTTPVersionPolicy: TLSConfiguration] = [:]
+        for (policy, protocols) in [(HTTPVersionPolicy.automatic, ["h2", "http/1.1"]), (.http1Only, ["http/1.1"]), (.http2PriorKnowledge, ["h2"])] {
+            var tls = configuration.tls
+            tls.applicationProtocols = protocols
+            tlsByPolicy[policy] = tls
+        }
+        self.tlsByPolicy = tlsByPolicy
         do {
             try configuration.validate()
             invalidConfiguration = nil
@@ -41,7 +51,7 @@ public final class HTTPClient: Sendable {
             guard let limits else { continue }
             pools[ObjectIdentifier(loop)] = ConnectionPool(
                 loop: loop, limits: limits, socketOptions: configuration.socket,
-                maxHeaderBytes: configuration.maxHeaderBytes, resolver: configuration.resolver,
+                maxHeaderBytes: configuration.maxHeaderBytes, http2: configuration.http2, resolver: configuration.resolver,
                 logger: configuration.logger)
             pooledLoops.append(loop)
         }
@@ -75,7 +85,8 @@ public final class HTTPClient: Sendable {
             // The connection inflated a compressed body as it arrived.
             try await self.run(request, options: options, on: loop) { response, target, redirects, _ in
                 HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
-                                   body: response.body.array, timing: response.timing, target: target, redirectCount: redirects)
+                                   body: response.body.array, timing: response.timing, target: target, redirectCount: redirects,
+                                   version: response.version, trailers: response.trailers)
             }
         }
     }
@@ -91,7 +102,8 @@ public final class HTTPClient: Sendable {
         return try await loop.withPreference {
             try await self.run(request, options: options, on: loop, collectingAs: .data) { response, target, redirects, _ in
                 (HTTPClientResponse(status: response.head.status, reason: response.head.reason, headers: response.head.headers,
-                                    body: [], timing: response.timing, target: target, redirectCount: redirects),
+                                    body: [], timing: response.timing, target: target, redirectCount: redirects,
+                                    version: response.version, trailers: response.trailers),
                  response.body.data)
             }
         }
@@ -118,7 +130,7 @@ public final class HTTPClient: Sendable {
                 if let decoder { body = body.inflating(with: decoder) }
                 return HTTPClientStreamingResponse(status: response.head.status, reason: response.head.reason,
                                                    headers: response.head.headers, body: body, timing: response.timing,
-                                                   target: target, redirectCount: redirects)
+                                                   target: target, redirectCount: redirects, version: response.version)
             }
         }
     }
@@ -223,8 +235,10 @@ public final class HTTPClient: Sendable {
     ) async throws -> HTTP1Connection.Response {
         let prepared = try await prepare(request, options: options, on: loop)
         let pool = pools[ObjectIdentifier(loop)]!
+        let policy = options.httpVersion ?? configuration.httpVersion
         let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
-                                     tls: request.target.isSecure ? configuration.tls : nil)
+                                     tls: request.target.isSecure ? tlsByPolicy[policy] : nil,
+                                     requiresHTTP2: policy == .http2PriorKnowledge)
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
@@ -262,14 +276,24 @@ public final class HTTPClient: Sendable {
             }
             var timing = leased.setup ?? RequestTiming()
             if leased.setup == nil, let waited = leased.waited, waited > .milliseconds(1) { timing.poolWait = waited }
-            let connection = leased.connection
             do {
-                let exchange = try connection.onLoop((prepared, mode, bounds, start, timing)) { connection, e in
-                    try connection.begin(e.0, mode: e.1, bounds: e.2, start: e.3, timing: e.4)
-                }
-                switch prepared.body {
-                case nil, .bytes?, .data?: return try await HTTP1Connection.response(to: exchange, on: connection)
-                case .streamed?: return try await connection.upload(prepared, for: exchange)
+                switch leased.connection {
+                case .http1(let connection):
+                    let exchange = try connection.onLoop((prepared, mode, bounds, start, timing)) { connection, e in
+                        try connection.begin(e.0, mode: e.1, bounds: e.2, start: e.3, timing: e.4)
+                    }
+                    switch prepared.body {
+                    case nil, .bytes?, .data?: return try await HTTP1Connection.response(to: exchange, on: connection)
+                    case .streamed?: return try await connection.upload(prepared, for: exchange)
+                    }
+                case .http2(let connection):
+                    let stream = try connection.onLoop((prepared, mode, bounds, start, timing)) { connection, e in
+                        try connection.begin(e.0, mode: e.1, bounds: e.2, start: e.3, timing: e.4)
+                    }
+                    switch prepared.body {
+                    case nil, .bytes?, .data?: return try await HTTP2Connection.response(to: stream, on: connection)
+                    case .streamed?: return try await connection.upload(stream)
+                    }
                 }
             } catch let error as HTTPClientError where error.mayRetryOnNewConnection && attempt == 1 && !prepared.bodyIsSpent {
                 continue
@@ -295,7 +319,7 @@ public final class HTTPClient: Sendable {
         let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
                                                    bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
         return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,
-                               head: head.bytes, body: body, source: request.body, uploadProgress: options.uploadProgress,
+                               head: head.bytes, headers: request.headers, acceptEncoding: acceptEncoding, bodyLength: length, body: body, source: request.body, uploadProgress: options.uploadProgress,
                                downloadProgress: options.downloadProgress)
     }
 }

@@ -51,6 +51,10 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         /// that threw or yielded other than its declared length, a stream read once
         /// asked to be sent again.
         public static let requestBody = Kind("request body failed")
+        /// HTTP/2 failed: the server reset the stream or went away, broke the
+        /// protocol, or sent more frames or header data than the limits allow
+        /// (`http2ErrorCode` holds the HTTP/2 error code when there is one).
+        public static let http2 = Kind("HTTP/2 error")
     }
 
     /// What went wrong.
@@ -63,6 +67,10 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     public let transport: TransportError?
     /// The TLS failure underneath, for `.tls`.
     public var tls: TLSError? { transport?.tls }
+    /// The HTTP/2 error code (RFC 9113 §7) for `.http2`: the server's, in its
+    /// RST_STREAM or GOAWAY, or the one the client sent when it closed the
+    /// connection (`0xb` ENHANCE_YOUR_CALM for a flood, `0x1` PROTOCOL_ERROR).
+    public internal(set) var http2ErrorCode: UInt32?
     /// Set by a connection when a reused connection died before any response
     /// byte and the request was idempotent or provably not sent: one retry on
     /// a new connection is safe.
@@ -88,7 +96,11 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    func at(_ url: String) -> HTTPClientError { HTTPClientError(kind, detail, url: url, transport: transport) }
+    func at(_ url: String) -> HTTPClientError {
+        var error = HTTPClientError(kind, detail, url: url, transport: transport)
+        error.http2ErrorCode = http2ErrorCode
+        return error
+    }
 
     /// `errorDescription`'s sentence and URL, then the socket's or OpenSSL's words in brackets.
     public var description: String { composedDescription }

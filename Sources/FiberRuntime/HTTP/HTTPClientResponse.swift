@@ -16,6 +16,10 @@ public struct HTTPClientResponse: Sendable {
     public var url: String { target.description }
     /// How many redirects were followed.
     public var redirectCount: Int
+    /// The HTTP version the response came over.
+    public var version: HTTPVersion = .http1_1
+    /// Fields sent after the body (HTTP/2 trailers); nil when there were none.
+    public var trailers: HTTPHeaders? = nil
 }
 
 /// A response whose body is streamed as it arrives.
@@ -36,4 +40,6 @@ public struct HTTPClientStreamingResponse: Sendable {
     public var url: String { target.description }
     /// How many redirects were followed.
     public var redirectCount: Int
+    /// The HTTP version the response came over.
+    public var version: HTTPVersion = .http1_1
 }

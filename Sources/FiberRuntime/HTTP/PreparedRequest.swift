@@ -21,7 +21,14 @@ struct PreparedRequest: Sendable {
     let method: String
     let target: HTTPTarget
     let isIdempotent: Bool
+    /// The HTTP/1.1 head, serialized.
     let head: [UInt8]
+    /// The caller's fields, for HTTP/2 (which frames them itself).
+    let headers: HTTPHeaders
+    /// The `Accept-Encoding` the client adds when the caller set none.
+    let acceptEncoding: String?
+    /// The body's length when known.
+    let bodyLength: Int?
     let body: Body?
     /// The body as given, which says whether it may be sent again.
     let source: HTTPRequestBody?

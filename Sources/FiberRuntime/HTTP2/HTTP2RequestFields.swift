@@ -1,0 +1,60 @@
+/// A request's HEADERS for HTTP/2, as a pure function of the request: the
+/// pseudo-header fields, then the caller's fields in lower case, without the
+/// ones RFC 9113 §8.2.2 forbids (they belong to HTTP/1.1's connection).
+enum HTTP2RequestFields {
+    /// Fields that describe an HTTP/1.1 connection, not the message: never sent over HTTP/2.
+    private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"]
+
+    /// The fields of `request`: `:method`, `:scheme`, `:authority` (the
+    /// caller's `Host` when it set one), `:path`, then its fields. Dropped:
+    /// the connection-specific fields, those `Connection` names, `TE` other
+    /// than `trailers`, and the caller's `Content-Length` (the client frames
+    /// the body and states its length when known).
+    ///
+    /// - Throws: `HTTPClientError` `.invalidHeader` for a method, name or
+    ///   value that may not be sent, `.invalidURL` for an empty path.
+    static func fields(method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?,
+                       acceptEncoding: String?) throws(HTTPClientError) -> [(name: [UInt8], value: [UInt8])] {
+        guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(method.debugDescription)") }
+        if let bad = headers.firstInvalidField() {
+            throw HTTPClientError(.invalidHeader, "header \(bad.name.debugDescription) has a control byte in its value or is not a token")
+        }
+        let path = target.pathAndQuery
+        guard !path.isEmpty, path.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
+            throw HTTPClientError(.invalidURL, "the request target \(path.debugDescription) has a control byte or space")
+        }
+        let authority = headers.first(name: "Host") ?? target.hostHeader
+        guard HTTPHeaders.isValidValue(authority) else { throw HTTPClientError(.invalidHeader, "host \(authority.debugDescription) has a control byte") }
+        var named: Set<String> = []
+        for value in headers.values(name: "Connection") {
+            for token in value.split(separator: ",") { named.insert(token.trimmingASCIISpaces().lowercased()) }
+        }
+        var fields: [(name: [UInt8], value: [UInt8])] = [
+            (Array(":method".utf8), Array(method.utf8)),
+            (Array(":scheme".utf8), Array(target.isSecure ? "https".utf8 : "http".utf8)),
+            (Array(":authority".utf8), Array(authority.utf8)),
+            (Array(":path".utf8), Array(path.utf8)),
+        ]
+        fields.reserveCapacity(fields.count + headers.count + 2)
+        for field in headers {
+            let name = field.name.lowercased()
+            if connectionSpecific.contains(name) || named.contains(name) || name == "content-length" { continue }
+            if name == "te", !field.value.trimmingASCIISpaces().equalsIgnoringASCIICase("trailers") { continue }
+            fields.append((Array(name.utf8), Array(field.value.utf8)))
+        }
+        if let acceptEncoding, !headers.contains(name: "Accept-Encoding") {
+            fields.append((Array("accept-encoding".utf8), Array(acceptEncoding.utf8)))
+        }
+        if let bodyLength { fields.append((Array("content-length".utf8), Array(String(bodyLength).utf8))) }
+        return fields
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate func trimmingASCIISpaces() -> String {
+        let isSpace = { (c: Character) in c == " " || c == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,170 @@
+import FiberRuntime
+import FiberTesting
+import Foundation
+import Testing
+
+/// HTTP/2 against a real nginx: ALPN over TLS and h2c with prior knowledge,
+/// many streams on one connection, a second connection when the server's
+/// stream limit is reached, flow control on large bodies both ways, and the
+/// pool at rest afterwards.
+@Suite(.serialized, .timeLimit(.minutes(2)),
+       .enabled(if: NginxServer.isInstalled, "nginx is not installed at /usr/sbin/nginx (Scripts/setup installs it)"))
+struct HTTP2InteropTests {
+    static func server(_ certificates: TestCertificates?, extra: String = "") -> String {
+        (certificates.map {
+            """
+            ssl_certificate \($0.path("chain.pem"));
+            ssl_certificate_key \($0.path("leaf.key"));
+            ssl_protocols TLSv1.2 TLSv1.3;
+
+            """
+        } ?? "") + """
+        location = /conn { default_type text/plain; return 200 "$connection $server_protocol"; }
+        location = /hello { default_type text/plain; return 200 "hello, world!"; }
+        location /files/ { }
+        location /slow/ { limit_rate 40k; }
+        location /dav/ { dav_methods PUT; create_full_put_path on; client_body_temp_path {{DIR}}/dav-temp; }
+        \(extra)
+        """
+    }
+
+    /// One loop, so that the per-host limit is the connection count of one pool.
+    static let group = EventLoopGroup(loopCount: 1, name: "h2-interop")
+
+    static func client(_ certificates: TestCertificates?, _ configure: (inout HTTPClient.Configuration) -> Void = { _ in }) -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        if let certificates { configuration.tls = certificates.clientTrustingRoot }
+        configure(&configuration)
+        return HTTPClient(eventLoopGroup: group, configuration: configuration)
+    }
+
+    @Test func automaticPolicyNegotiatesHTTP2OverTLS() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: Self.server(certificates), tls: true, http2: true) { nginx in
+            let client = Self.client(certificates)
+            let response = try await client.execute(HTTPClientRequest(url: nginx.url("/conn")))
+            #expect(response.status == 200)
+            #expect(response.version == .http2)
+            #expect(response.text.hasSuffix("HTTP/2.0"))
+            let again = try await client.execute(HTTPClientRequest(url: nginx.url("/conn")))
+            #expect(again.text.split(separator: " ").first == response.text.split(separator: " ").first, "one connection for both")
+            #expect(again.timing.reusedConnection)
+            await client.shutdown()
+        }
+    }
+
+    @Test func http1OnlyStaysOnHTTP11OverTLS() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: Self.server(certificates), tls: true, http2: true) { nginx in
+            let client = Self.client(certificates) { $0.httpVersion = .http1Only }
+            let response = try await client.execute(HTTPClientRequest(url: nginx.url("/conn")))
+            #expect(response.version == .http1_1)
+            #expect(response.text.hasSuffix("HTTP/1.1"))
+            // Per request, the other way: its own connection.
+            var options = HTTPClient.RequestOptions()
+            options.httpVersion = .automatic
+            let h2 = try await client.execute(HTTPClientRequest(url: nginx.url("/conn")), options: options)
+            #expect(h2.version == .http2)
+            await client.shutdown()
+        }
+    }
+
+    @Test func priorKnowledgeSpeaksH2C() async throws {
+        try await withNginx(server: Self.server(nil), http2: true) { nginx in
+            let client = Self.client(nil) { $0.httpVersion = .http2PriorKnowledge }
+            let response = try await client.execute(HTTPClientRequest(url: nginx.url("/hello")))
+            #expect(response.version == .http2)
+            #expect(response.text == "hello, world!")
+            await client.shutdown()
+        }
+    }
+
+    @Test func manyConcurrentStreamsShareOneConnection() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: Self.server(certificates), tls: true, http2: true) { nginx in
+            let client = Self.client(certificates) { $0.maxConnectionsPerHost = 1 }
+            let connections = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await client.execute(HTTPClientRequest(url: nginx.url("/conn"))).text }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(connections.count == 1, "\(connections)")
+            let statistics = await client.statistics()
+            #expect(statistics.open == 1 && statistics.waiting == 0 && statistics.leased == 0)
+            await client.shutdown()
+        }
+    }
+
+    @Test func fullConnectionsOpenAnotherUpToTheLimit() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: Self.server(certificates), http: "http2_max_concurrent_streams 2;", tls: true, http2: true,
+                            prepare: { root in
+            try FileManager.default.createDirectory(atPath: root + "/slow", withIntermediateDirectories: true)
+            try Data(patternedBytes(60_000)).write(to: URL(fileURLWithPath: root + "/slow/60k.bin"))
+        }) { nginx in
+            let client = Self.client(certificates) { $0.maxConnectionsPerHost = 3 }
+            let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await client.execute(HTTPClientRequest(url: nginx.url("/slow/60k.bin"))).body.count }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(sizes == Array(repeating: 60_000, count: 6))
+            let statistics = await client.statistics()
+            #expect(statistics.open == 3, "six slow streams at two per connection: three connections, \(statistics)")
+            await client.shutdown()
+        }
+    }
+
+    @Test func largeBodiesBothWaysThroughFlowControl() async throws {
+        let certificates = try await TestCertificates.shared()
+        let payload = patternedBytes(5 * 1024 * 1024, seed: 7)
+        try await withNginx(server: Self.server(certificates), tls: true, http2: true, prepare: { root in
+            try FileManager.default.createDirectory(atPath: root + "/files", withIntermediateDirectories: true)
+            try Data(payload).write(to: URL(fileURLWithPath: root + "/files/big.bin"))
+            try FileManager.default.createDirectory(atPath: root + "/dav", withIntermediateDirectories: true)
+        }) { nginx in
+            let client = Self.client(certificates)
+            let collected = try await client.execute(HTTPClientRequest(url: nginx.url("/files/big.bin")))
+            #expect(collected.version == .http2)
+            #expect(collected.body == payload)
+
+            // A slow consumer: the stream's window holds the server back, the data stays intact.
+            let streamed = try await client.stream(HTTPClientRequest(url: nginx.url("/files/big.bin")))
+            var received: [UInt8] = []
+            var chunks = 0
+            for try await chunk in streamed.body {
+                received += chunk
+                chunks += 1
+                if chunks % 16 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            #expect(received == payload)
+
+            // An upload larger than the stream's initial window, in memory and streamed.
+            var put = try HTTPClientRequest(url: nginx.url("/dav/up.bin"), method: "PUT")
+            put.body = .bytes(payload)
+            let stored = try await client.execute(put)
+            #expect(stored.status == 201 || stored.status == 204)
+            let back = try await client.execute(HTTPClientRequest(url: nginx.url("/dav/up.bin")))
+            #expect(back.body == payload)
+
+            var streamedPut = try HTTPClientRequest(url: nginx.url("/dav/streamed.bin"), method: "PUT")
+            let parts = stride(from: 0, to: payload.count, by: 100_000).map { Array(payload[$0..<min($0 + 100_000, payload.count)]) }
+            streamedPut.body = .stream(length: payload.count) {
+                AsyncStream { continuation in
+                    for part in parts { continuation.yield(part) }
+                    continuation.finish()
+                }
+            }
+            let streamedStored = try await client.execute(streamedPut)
+            #expect(streamedStored.status == 201 || streamedStored.status == 204)
+            let streamedBack = try await client.execute(HTTPClientRequest(url: nginx.url("/dav/streamed.bin")))
+            #expect(streamedBack.body == payload)
+
+            let statistics = await client.statistics()
+            #expect(statistics.leased == 0 && statistics.waiting == 0)
+            await client.shutdown()
+        }
+    }
+}
