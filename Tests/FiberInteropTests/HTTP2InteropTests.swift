@@ -1,3 +1,4 @@
+import Fiber
 import FiberRuntime
 import FiberTesting
 import Foundation
@@ -22,6 +23,7 @@ struct HTTP2InteropTests {
         location = /conn { default_type text/plain; return 200 "$connection $server_protocol"; }
         location = /hello { default_type text/plain; return 200 "hello, world!"; }
         location /files/ { }
+        location /trailed/ { add_trailer X-Checksum "abc123"; }
         location /slow/ { limit_rate 40k; }
         location /dav/ { dav_methods PUT; create_full_put_path on; client_body_temp_path {{DIR}}/dav-temp; }
         \(extra)
@@ -65,6 +67,21 @@ struct HTTP2InteropTests {
             options.httpVersion = .automatic
             let h2 = try await client.execute(HTTPClientRequest(url: nginx.url("/conn")), options: options)
             #expect(h2.version == .http2)
+            await client.shutdown()
+        }
+    }
+
+    @Test func trailersArriveWithACollectedResponse() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: Self.server(certificates), tls: true, http2: true, prepare: { root in
+            try FileManager.default.createDirectory(atPath: root + "/trailed", withIntermediateDirectories: true)
+            try Data(patternedBytes(70_000)).write(to: URL(fileURLWithPath: root + "/trailed/body.bin"))
+        }) { nginx in
+            let client = Self.client(certificates)
+            let response = try await client.execute(HTTPClientRequest(url: nginx.url("/trailed/body.bin")))
+            #expect(response.body == patternedBytes(70_000))
+            #expect(response.trailers?.first(name: "x-checksum") == "abc123")
+            #expect(response.headers.first(name: "x-checksum") == nil, "trailers stay apart from the head's fields")
             await client.shutdown()
         }
     }
@@ -165,6 +182,52 @@ struct HTTP2InteropTests {
             let statistics = await client.statistics()
             #expect(statistics.leased == 0 && statistics.waiting == 0)
             await client.shutdown()
+        }
+    }
+}
+
+/// HTTP/2 through `Fiber`: configured with `Fiber.Configuration.http`, the
+/// interceptors run as for HTTP/1.1 and the response says its version.
+@Suite(.serialized, .timeLimit(.minutes(2)),
+       .enabled(if: NginxServer.isInstalled, "nginx is not installed at /usr/sbin/nginx (Scripts/setup installs it)"))
+struct FiberHTTP2InteropTests {
+    @Test func fiberSpeaksHTTP2WhenTheServerPicksIt() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: HTTP2InteropTests.server(certificates), tls: true, http2: true) { nginx in
+            let seen = Locked<[String]>([])
+            let fiber = Fiber(nginx.url("")) {
+                $0.http.tls = certificates.clientTrustingRoot
+                $0.http.maxConnectionsPerHost = 1
+                $0.interceptors = [AnyInterceptor("probe") { request, next in
+                    let response = try await next(request)
+                    seen.withLock { $0.append(response.httpVersion?.description ?? "none") }
+                    return response
+                }]
+            }
+            let responses = try await withThrowingTaskGroup(of: FiberResponse.self) { group in
+                for _ in 0..<20 { group.addTask { try await fiber.get("/conn") } }
+                return try await group.reduce(into: [FiberResponse]()) { $0.append($1) }
+            }
+            #expect(responses.allSatisfy { $0.httpVersion == .http2 && $0.text.hasSuffix("HTTP/2.0") })
+            #expect(Set(responses.map { $0.text }).count == 1, "twenty streams on one connection")
+            #expect(seen.withLock { $0 } == Array(repeating: "HTTP/2", count: 20), "the interceptor sees the version too")
+            let statistics = await fiber.connectionStatistics()
+            #expect(statistics?.open == 1 && statistics?.leased == 0)
+            await fiber.shutdown(gracePeriod: .seconds(1))
+        }
+    }
+
+    @Test func fiberCanBeHeldToHTTP11() async throws {
+        let certificates = try await TestCertificates.shared()
+        try await withNginx(server: HTTP2InteropTests.server(certificates), tls: true, http2: true) { nginx in
+            let fiber = Fiber(nginx.url("")) {
+                $0.http.tls = certificates.clientTrustingRoot
+                $0.http.httpVersion = .http1Only
+            }
+            let response = try await fiber.get("/conn")
+            #expect(response.httpVersion == .http1_1)
+            #expect(response.text.hasSuffix("HTTP/1.1"))
+            await fiber.shutdown(gracePeriod: .seconds(1))
         }
     }
 }

@@ -14,6 +14,12 @@ extension Fiber {
     public typealias HTTPConfiguration = FiberRuntime.HTTPClient.Configuration
     /// TLS settings: trust roots, verification, versions, pins, client identity.
     public typealias TLSConfiguration = FiberRuntime.TLSConfiguration
+    /// The HTTP version a response came over (`FiberRuntime.HTTPVersion`).
+    public typealias HTTPVersion = FiberRuntime.HTTPVersion
+    /// Which HTTP versions a client speaks (`FiberRuntime.HTTPVersionPolicy`).
+    public typealias HTTPVersionPolicy = FiberRuntime.HTTPVersionPolicy
+    /// How HTTP/2 connections run (`FiberRuntime.HTTP2Configuration`).
+    public typealias HTTP2Configuration = FiberRuntime.HTTP2Configuration
     /// A certificate or public-key pin (`TLSConfiguration.pins`).
     public typealias CertificatePin = FiberRuntime.CertificatePin
     /// Which redirects are followed (`HTTPConfiguration.redirects`).

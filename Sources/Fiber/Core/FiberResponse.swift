@@ -27,6 +27,9 @@ public struct FiberResponse: Sendable {
     var statusRule: (@Sendable (Int) -> Bool)?
     /// The body still to be read, for responses of `Fiber.stream`.
     var stream: FiberBodyStream?
+    /// The HTTP version the response came over: nil for a response made by an
+    /// interceptor, a cache or a transport that does not say.
+    public var httpVersion: HTTPVersion?
 
     /// A response from its parts; interceptors use it to answer without the
     /// network or to replace a response.

@@ -71,6 +71,7 @@ struct TransportStep: Sendable {
                                      duration: (MonotonicTime.now() - start).seconds, traceID: request.traceID)
         response.decoder = request.overrides?.decoder ?? configuration.decoder
         response.statusRule = configuration.validateStatus
+        response.httpVersion = head.httpVersion
         return response
     }
 }

@@ -122,6 +122,8 @@ public struct TransportResponse: Sendable {
     }
     /// `url` as parsed (the request's own when it was not redirected: no second parse).
     var location: RequestURL?
+    /// The HTTP version the response came over, when the transport knows it.
+    public var httpVersion: HTTPVersion?
 
     /// A response head from its parts.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil) {
@@ -131,10 +133,11 @@ public struct TransportResponse: Sendable {
     }
 
     /// A response head that answered from `location`.
-    init(statusCode: Int, headers: HTTPHeaders, location: RequestURL?) {
+    init(statusCode: Int, headers: HTTPHeaders, location: RequestURL?, httpVersion: HTTPVersion? = nil) {
         self.statusCode = statusCode
         self.headers = headers
         self.location = location
+        self.httpVersion = httpVersion
     }
 
     /// The first value of the header `field`, in any case.

@@ -2,8 +2,8 @@ import FiberRuntime
 import Foundation
 import Logging
 
-/// The default transport: the runtime's HTTP/1.1 client (keep-alive pools per
-/// event loop, redirects, decompression, deadlines).
+/// The default transport: the runtime's HTTP client (HTTP/1.1 and HTTP/2,
+/// pools per event loop, redirects, decompression, deadlines).
 ///
 /// Each request's pipeline runs with the event loop that will carry it as its
 /// task-executor preference (`executorPreference()`), so interceptors, the
@@ -25,13 +25,14 @@ public struct HTTPTransport: FiberTransport {
         // Collected as `Data` by the connection: the body reaches the caller without a copy.
         let (response, body) = try await client.executeCollectingData(try clientRequest(request), options: options(request),
                                                                       on: request.eventLoop)
-        return (body, head(response.status, response.headers, request, response.redirectCount, response.url))
+        return (body, head(response.status, response.headers, response.version, request, response.redirectCount, response.url))
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
     public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let response = try await client.stream(try clientRequest(request), options: options(request), on: request.eventLoop)
-        return (FiberBodyStream(response.body), head(response.status, response.headers, request, response.redirectCount, response.url))
+        return (FiberBodyStream(response.body),
+                head(response.status, response.headers, response.version, request, response.redirectCount, response.url))
     }
 
     /// The loop that will carry the request: the caller's if it runs on one of the group's, else the next in turn
@@ -58,9 +59,9 @@ public struct HTTPTransport: FiberTransport {
     }
 
     /// Without a redirect the request's URL answered: `answered` (the target written out) is parsed only after one.
-    private func head(_ status: Int, _ headers: HTTPHeaders, _ request: TransportRequest, _ redirects: Int,
+    private func head(_ status: Int, _ headers: HTTPHeaders, _ version: HTTPVersion, _ request: TransportRequest, _ redirects: Int,
                       _ answered: @autoclosure () -> String) -> TransportResponse {
         TransportResponse(statusCode: status, headers: headers,
-                          location: redirects == 0 ? request.location : RequestURL(parsing: answered()))
+                          location: redirects == 0 ? request.location : RequestURL(parsing: answered()), httpVersion: version)
     }
 }

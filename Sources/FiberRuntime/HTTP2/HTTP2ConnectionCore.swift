@@ -544,4 +544,11 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
     func session(error message: String) {
         sessionMessage = message
     }
+
+    func session(invalidFrameOn id: Int32, reason: String) {
+        guard let stream = streams[id], !stream.isFinished, stream.failure == nil else { return }
+        var malformed = HTTPClientError(.http2, "the server sent a malformed response (\(reason))")
+        malformed.http2ErrorCode = 0x1
+        stream.failure = malformed
+    }
 }

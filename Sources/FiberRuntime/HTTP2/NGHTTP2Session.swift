@@ -23,6 +23,9 @@ protocol NGHTTP2SessionDelegate: AnyObject {
     func session(readBodyOf stream: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2Session.BodyRead
     /// nghttp2's words about a protocol error it found.
     func session(error message: String)
+    /// A frame of `stream` broke the protocol (a malformed response, RFC 9113 §8.1.1):
+    /// nghttp2 resets the stream with PROTOCOL_ERROR (stream 0: the connection is in error).
+    func session(invalidFrameOn stream: Int32, reason: String)
 }
 
 /// The one wrapper of libnghttp2's client session: its C calls and callbacks
@@ -254,6 +257,11 @@ final class NGHTTP2Session {
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, stream, code, userData in
             NGHTTP2Session.of(userData).delegate.session(streamClosed: stream, errorCode: code)
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, code, userData in
+            NGHTTP2Session.of(userData).delegate.session(invalidFrameOn: frame!.pointee.hd.stream_id,
+                                                         reason: String(cString: nghttp2_strerror(code)))
             return 0
         }
         nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, userData in
