@@ -46,8 +46,20 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
 
     // MARK: Requests
 
+    /// Starts a stream for a request the pool leased a slot for; when it cannot
+    /// start, the slot is given back before the error is thrown.
     func begin(_ request: PreparedRequest, mode: HTTP1Connection.BodyMode, bounds: ExchangeBounds,
                start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> HTTP2Stream {
+        do {
+            return try open(request, mode: mode, bounds: bounds, start: start, timing: timing)
+        } catch {
+            report(.streamEnded)
+            throw error
+        }
+    }
+
+    private func open(_ request: PreparedRequest, mode: HTTP1Connection.BodyMode, bounds: ExchangeBounds,
+                      start: ContinuousClock.Instant, timing: RequestTiming) throws(HTTPClientError) -> HTTP2Stream {
         guard closedWith == nil, rules.phase == .active else {
             var error = HTTPClientError(.connectionClosed, "the HTTP/2 connection closed before the request started")
             error.mayRetryOnNewConnection = true
@@ -66,7 +78,9 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
         stream.id = try session.submitRequest(fields, hasBody: request.body != nil)
         streams[stream.id] = stream
         if case .stream(let low, let high) = mode {
-            stream.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak shell, stream] reading in
+            // Weak: the stream holds the buffer, which holds this closure.
+            stream.bodyBuffer = ResponseBodyBuffer(loop: loop, lowWatermark: low, highWatermark: high) { [weak shell, weak stream] reading in
+                guard let stream else { return }
                 shell?.assumeIsolated { $0.core.consumerChanged(stream, reading: reading) }
             }
         }
@@ -248,7 +262,11 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
         }
         if stream.timer == nil {
             stream.timer = spareTimers.popLast() ?? (try? LoopTimer(on: loop))
-            stream.timer?.setAction { [weak shell, stream] in shell?.streamTimerFired(stream) }
+            // Weak: the stream holds the timer, which holds this closure.
+            stream.timer?.setAction { [weak shell, weak stream] in
+                guard let stream else { return }
+                shell?.streamTimerFired(stream)
+            }
         }
         stream.timer?.restart(after: max(.milliseconds(1), due - .now))
     }
@@ -335,6 +353,7 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
     private func recycleTimer(of stream: HTTP2Stream) {
         guard let timer = stream.timer.take() else { return }
         timer.stop()
+        timer.setAction {}
         if closedWith == nil, spareTimers.count < 64 { spareTimers.append(timer) } else { timer.close() }
     }
 

@@ -30,10 +30,10 @@ enum HTTP2RequestFields {
             for token in value.split(separator: ",") { named.insert(token.trimmingASCIISpaces().lowercased()) }
         }
         var fields: [(name: [UInt8], value: [UInt8])] = [
-            (Array(":method".utf8), Array(method.utf8)),
-            (Array(":scheme".utf8), Array(target.isSecure ? "https".utf8 : "http".utf8)),
-            (Array(":authority".utf8), Array(authority.utf8)),
-            (Array(":path".utf8), Array(path.utf8)),
+            (Names.method, method == "GET" ? Names.get : Array(method.utf8)),
+            (Names.scheme, target.isSecure ? Names.https : Names.http),
+            (Names.authority, Array(authority.utf8)),
+            (Names.path, Array(path.utf8)),
         ]
         fields.reserveCapacity(fields.count + headers.count + 2)
         for field in headers {
@@ -43,10 +43,18 @@ enum HTTP2RequestFields {
             fields.append((Array(name.utf8), Array(field.value.utf8)))
         }
         if let acceptEncoding, !headers.contains(name: "Accept-Encoding") {
-            fields.append((Array("accept-encoding".utf8), Array(acceptEncoding.utf8)))
+            fields.append((Names.acceptEncoding, Array(acceptEncoding.utf8)))
         }
-        if let bodyLength { fields.append((Array("content-length".utf8), Array(String(bodyLength).utf8))) }
+        if let bodyLength { fields.append((Names.contentLength, Array(String(bodyLength).utf8))) }
         return fields
+    }
+
+    /// Made once: every request shares them.
+    private enum Names {
+        static let method = Array(":method".utf8), scheme = Array(":scheme".utf8)
+        static let authority = Array(":authority".utf8), path = Array(":path".utf8)
+        static let get = Array("GET".utf8), https = Array("https".utf8), http = Array("http".utf8)
+        static let acceptEncoding = Array("accept-encoding".utf8), contentLength = Array("content-length".utf8)
     }
 }
 
