@@ -1,4 +1,5 @@
 import FiberRuntime
+import FiberTesting
 import Foundation
 import Testing
 

@@ -1,7 +1,4 @@
-import FiberTesting
 import Foundation
-import Synchronization
-import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,31 +10,31 @@ import Glibc
 /// nginx runs in the foreground (`daemon off`) as a single process
 /// (`master_process off`), so the PID it has is the only process to stop, and
 /// it never changes user (the tests may run as root).
-final class NginxServer: Sendable {
+public final class NginxServer: Sendable {
     /// Where the Debian package installs nginx.
-    static let binary = "/usr/sbin/nginx"
+    public static let binary = "/usr/sbin/nginx"
     /// True when nginx is installed; suites are `.enabled(if:)` this.
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+    public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
     /// The temporary directory that holds everything of this server.
-    let directory: String
+    public let directory: String
     /// The document root (`<directory>/www`): files the test creates here are served.
-    let root: String
+    public let root: String
     /// The loopback port it listens on.
-    let port: Int
+    public let port: Int
     private let process: ChildProcess
 
     /// True when it listens with `ssl`.
-    let isTLS: Bool
+    public let isTLS: Bool
 
     /// `http://127.0.0.1:<port>` (`https` with TLS).
-    var origin: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
+    public var origin: String { "\(isTLS ? "https" : "http")://127.0.0.1:\(port)" }
 
     /// The URL of `path` (starting with `/`) on this server.
-    func url(_ path: String) -> String { origin + path }
+    public func url(_ path: String) -> String { origin + path }
 
     /// The path of `relative` inside the document root.
-    func file(_ relative: String) -> String { root + "/" + relative }
+    public func file(_ relative: String) -> String { root + "/" + relative }
 
     private init(directory: String, port: Int, process: ChildProcess, isTLS: Bool) {
         self.isTLS = isTLS
@@ -48,8 +45,8 @@ final class NginxServer: Sendable {
     }
 
     /// What went wrong starting nginx.
-    struct StartError: Error, CustomStringConvertible {
-        let description: String
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Writes the configuration and starts nginx.
@@ -60,11 +57,14 @@ final class NginxServer: Sendable {
     ///     document root and the temporary directory.
     ///   - http: extra directives of the `http { }` block, same placeholders.
     ///   - tls: listen with `ssl` (the `server` directives then name the certificate and key).
+    ///   - http2: listen with `http2`: over TLS, ALPN offers `h2` and `http/1.1`; in cleartext,
+    ///     nginx speaks h2c with prior knowledge only (no HTTP/1.1 on that port).
     ///   - prepare: creates files in the document root before nginx starts.
-    ///   - http2: listen with `http2` too (over TLS, offered by ALPN; in cleartext, h2c with prior knowledge).
-    static func start(server: String, http: String = "", tls: Bool = false, http2: Bool = false,
-                      prepare: (_ root: String) throws -> Void = { _ in }) async throws -> NginxServer {
-        let directory = try makeTemporaryDirectory()
+    public static func start(
+        server: String, http: String = "", tls: Bool = false, http2: Bool = false,
+        prepare: (_ root: String) throws -> Void = { _ in }
+    ) async throws -> NginxServer {
+        let directory = try TemporaryDirectory.make(prefix: "fiber-nginx")
         do {
             let root = directory + "/www"
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -81,14 +81,15 @@ final class NginxServer: Sendable {
                     binary, arguments: ["-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
                     output: directory + "/stderr.log")
                 let nginx = NginxServer(directory: directory, port: port, process: process, isTLS: tls)
-                switch await nginx.waitUntilListening() {
+                switch await process.waitUntilListening(port: port) {
                 case .listening:
                     return nginx
-                case .exited(let log):
-                    lastError = log
-                    if log.contains("Address already in use") { continue }
-                    throw StartError(description: "nginx exited at start (\(process.exitDescription)):\n\(log)")
-                case .timedOut(let log):
+                case .exited:
+                    lastError = nginx.errorLog
+                    if lastError.contains("Address already in use") { continue }
+                    throw StartError(description: "nginx exited at start (\(process.exitDescription)):\n\(lastError)")
+                case .timedOut:
+                    let log = nginx.errorLog
                     await nginx.stop()
                     throw StartError(description: "nginx did not listen on port \(port) within 10 s:\n\(log)")
                 }
@@ -106,7 +107,7 @@ final class NginxServer: Sendable {
     /// - Returns: problems worth a test failure: nginx needed SIGKILL, or its
     ///   error log has `[emerg]`, `[alert]` or `[crit]` lines.
     @discardableResult
-    func stop() async -> [String] {
+    public func stop() async -> [String] {
         var problems: [String] = []
         if await !process.terminate() { problems.append("nginx (pid \(process.pid)) ignored SIGTERM for 5 s and was killed") }
         let serious = errorLog.split(separator: "\n").filter { $0.contains("[emerg]") || $0.contains("[alert]") || $0.contains("[crit]") }
@@ -118,29 +119,13 @@ final class NginxServer: Sendable {
     }
 
     /// nginx's error log so far (for failure messages).
-    var errorLog: String {
+    public var errorLog: String {
         let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOfFile: directory + "/stderr.log", encoding: .utf8)) ?? ""
         return log + stderr
     }
 
     // MARK: Start-up
-
-    private enum Readiness { case listening, exited(String), timedOut(String) }
-
-    private func waitUntilListening() async -> Readiness {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if !process.isRunning { return .exited(errorLog) }
-            if Self.accepts(port: port) {
-                // Someone else may hold the port: it is ours only if nginx still runs.
-                try? await Task.sleep(for: .milliseconds(5))
-                return process.isRunning ? .listening : .exited(errorLog)
-            }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return .timedOut(errorLog)
-    }
 
     private static func configuration(server: String, http: String, directory: String, port: Int, tls: Bool, http2: Bool) -> String {
         func fill(_ text: String) -> String {
@@ -180,14 +165,6 @@ final class NginxServer: Sendable {
         """
     }
 
-    private static func makeTemporaryDirectory() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/fiber-nginx-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw StartError(description: "mkdtemp failed: errno \(errno)")
-        }
-        return String(cString: made)
-    }
-
     /// A loopback port, and the socket that holds it until nginx listens: bound with
     /// `SO_REUSEPORT`, never listening, so that nginx (`listen … reuseport`) can bind
     /// beside it while another test's server cannot take the port in between. (A port
@@ -197,7 +174,7 @@ final class NginxServer: Sendable {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw StartError(description: "socket failed: errno \(errno)") }
         var on: Int32 = 1
-        var address = loopback(port: 0)
+        var address = LoopbackSocket.address(port: 0)
         let bound = setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
             && withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -213,41 +190,4 @@ final class NginxServer: Sendable {
         }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
-
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        } == 0
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
-    }
-}
-
-/// Runs `body` with a fresh nginx (see `NginxServer.start`), and stops it afterwards, whatever happens.
-///
-/// nginx needing SIGKILL, or logging `[emerg]`, `[alert]` or `[crit]`, is recorded as an issue.
-func withNginx<T>(
-    server: String, http: String = "", tls: Bool = false, http2: Bool = false, prepare: (_ root: String) throws -> Void = { _ in },
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: (NginxServer) async throws -> T
-) async throws -> T {
-    let nginx = try await NginxServer.start(server: server, http: http, tls: tls, http2: http2, prepare: prepare)
-    let result: Result<T, any Error>
-    do {
-        result = .success(try await body(nginx))
-    } catch {
-        result = .failure(error)
-    }
-    for problem in await nginx.stop() { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
-    return try result.get()
 }
