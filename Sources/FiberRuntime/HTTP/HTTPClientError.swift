@@ -62,7 +62,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// More about it, for people.
     public let detail: String?
     /// The URL of the request, when known.
-    public let url: String?
+    public internal(set) var url: String?
     /// The socket error underneath, for `.transport` (and connect timeouts).
     public let transport: TransportError?
     /// The TLS failure underneath, for `.tls`.
@@ -96,9 +96,10 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same error for `url`, with everything else it carries.
     func at(_ url: String) -> HTTPClientError {
-        var error = HTTPClientError(kind, detail, url: url, transport: transport)
-        error.http2ErrorCode = http2ErrorCode
+        var error = self
+        error.url = url
         return error
     }
 

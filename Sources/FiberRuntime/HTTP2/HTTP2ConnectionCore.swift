@@ -19,6 +19,10 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
     private var sessionMessage: String?
     private var goAway: (lastStream: Int32, code: UInt32, debug: String)?
     private var completedStreams = 0
+    /// The capacity the pool was last told of: SETTINGS are reported once the read that
+    /// brought them is processed, so that two in one read (a server that sends its limit
+    /// in a second frame) never lease streams on the first's larger figure.
+    private var reportedCapacity = 1
     private var idleTimer: LoopTimer?
     private var spareTimers: [LoopTimer] = []
     private var connectionConsumed = 0
@@ -192,6 +196,10 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
         for (stream, count) in streamsConsumed { session.consumeStream(stream, count) }
         streamsConsumed.removeAll(keepingCapacity: true)
         flush()
+        if rules.phase == .active, rules.capacity != reportedCapacity {
+            reportedCapacity = rules.capacity
+            report(.capacity(reportedCapacity))
+        }
         if let reason = pendingClose.take() {
             close(reason)
         } else if !session.isAlive {
@@ -287,7 +295,8 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
         case .ping(let after), .awaitAcknowledgement(let after):
             if idleTimer == nil {
                 idleTimer = try? LoopTimer(on: loop)
-                idleTimer?.setAction { [weak shell] in shell?.idleTimerFired() }
+                // Through `self`: the first idle timer is armed before the actor is (`shell` is nil then).
+                idleTimer?.setAction { [weak self] in self?.shell?.idleTimerFired() }
             }
             idleTimer?.restart(after: after)
         }
@@ -533,7 +542,7 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
     }
 
     func session(settingsWithMaxConcurrentStreams max: Int?) {
-        if let capacity = rules.settingsReceived(maxConcurrentStreams: max) { report(.capacity(capacity)) }
+        _ = rules.settingsReceived(maxConcurrentStreams: max)  // reported by `settle`, after the whole read
     }
 
     func sessionReceivedPingAcknowledgement() {
