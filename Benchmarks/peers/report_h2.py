@@ -32,6 +32,22 @@ CLIENT_NAMES = {
 }
 
 
+METHOD = """`Scripts/bench-h2` measures HTTP/2 clients against a local nginx over TLS 1.3 with \
+`listen … ssl http2` (ALPN h2): `GET /hello` (13 bytes) and `GET /1k` (1 KiB). A cell is N connections \
+with M streams in flight on each, N × M request loops in all: 1 × 1, 1 × 16, 1 × 100 and 8 × 64 (nginx \
+allows 128 streams a connection). h2load is nghttp2's load generator, the C reference; every other client \
+sends request i on connection i mod N (Go: N transports of one connection; Node: N sessions; \
+AsyncHTTPClient and Fiber: N clients on one event loop, `httpVersion = .automatic`), checks the status \
+and the body's size, and fails the run if a response came over anything but HTTP/2. Placement, warm-up, \
+bounds and allocation counting (first cell only) are those of the HTTP/1.1 benchmark. Fiber joins the \
+table with `FIBER_H2=1`.
+
+```sh
+Scripts/bench-h2 --quick          # 1 s a cell; prints the table
+Scripts/bench-h2 --docs           # 5 s a cell; rewrites this section
+```"""
+
+
 def percentile(sorted_values, p):
     if not sorted_values:
         return None
@@ -101,16 +117,23 @@ def table(results, meta):
 def section(results, notes, meta):
     m = machine()
     versions = package_versions(meta["resolved"])
+    described = {
+        "h2load": f"h2load ({meta['h2load']}, `-t 1 -c N -m M`)",
+        "go": "Go net/http with `ForceAttemptHTTP2` (`GOMAXPROCS=1`)",
+        "node-http2": "Node `http2` sessions",
+        "ahc-h2": f"AsyncHTTPClient {versions.get('async-http-client', '?')} with `httpVersion = .automatic`",
+        "fiber-h2": "Fiber with `httpVersion = .automatic`",
+    }
     lines = [
         SECTION_TITLE, "",
+        METHOD, "",
         f"Measured on {meta['date']} with `Scripts/bench-h2`{(' ' + meta['options_note']) if meta['options_note'] else ''}.", "",
         f"- Machine: {m['online']} CPUs online (`nproc`: {m['nproc']}), {m['model']}, {m['kernel']}",
         f"- Toolchains: {m['swift']} (`-c release`); Go {m['go']}; {m['node']}",
-        f"- Server: nginx {m['nginx']} over TLS 1.3 with `listen … ssl http2` (ALPN h2), one worker pinned to CPU 0;"
+        f"- Server: {m['nginx']} over TLS 1.3 with `listen … ssl http2` (ALPN h2), one worker pinned to CPU 0;"
         " `/hello` answers 13 bytes (`return 200`), `/1k` a 1 KiB file",
-        f"- Clients, one at a time, pinned to CPU 1: h2load ({meta['h2load']}, `-t 1 -c N -m M`); Go net/http with"
-        " `ForceAttemptHTTP2` (`GOMAXPROCS=1`); Node `http2` sessions; AsyncHTTPClient"
-        f" {versions.get('async-http-client', '?')} with `httpVersion = .automatic`; Fiber with `httpVersion = .automatic`",
+        "- Clients, one at a time, pinned to CPU 1: " + "; ".join(
+            described[c] for c in CLIENTS if c in meta["clients"]),
         f"- Each cell: {meta['warmup']} s of warm-up, then {meta['duration']} s or {meta['max_requests']:,} requests;"
         " N connections, each with M streams in flight (N × M request loops)",
         f"- Load average before the runs: {meta['loadavg_before']}; after them: {meta['loadavg_after']};"
@@ -119,6 +142,8 @@ def section(results, notes, meta):
         "> A shared, noisy 2-core machine: read orders of magnitude, and compare runs made on the same machine.",
         "",
         table(results, meta),
+        "",
+        "† Go heap objects per request (`runtime.MemStats.Mallocs`), not malloc calls.",
     ]
     for n in notes:
         lines.append(f"\n- {CLIENT_NAMES.get(n['client'], n['client'])}: {n.get('skipped') or n.get('failed')}")
