@@ -46,6 +46,14 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // AsyncHTTPClient over HTTP/2 (TLS, ALPN h2), driven by `Scripts/bench-h2`.
+        .executableTarget(
+            name: "AHCH2Bench",
+            dependencies: [
+                "HTTPBenchKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         // Fiber's HTTP client.
         .executableTarget(
             name: "FiberHTTPBench",

@@ -8,8 +8,9 @@ Listens on 127.0.0.1:PORT (0: any free port) and prints the port on its first li
 With --cert and --key it speaks TLS and offers ALPN `h2` only; without, h2c with
 prior knowledge (the client sends the connection preface at once). The SETTINGS
 options apply to every connection (SETTINGS_INITIAL_WINDOW_SIZE, the stream window
-a client's uploads start with, e.g. 1..16, applied once the client acknowledges it;
-SETTINGS_MAX_CONCURRENT_STREAMS, a stream over it is refused with REFUSED_STREAM).
+a client's uploads start with, e.g. 1..16: each DATA frame's bytes are given back
+exactly, so no more than that is ever in flight once the client has the SETTINGS;
+SETTINGS_MAX_CONCURRENT_STREAMS: a stream over it is refused with REFUSED_STREAM).
 
 Paths (query parameters in brackets):
   /                        200, "Hello, world!" (13 bytes)
@@ -161,20 +162,21 @@ class Connection:
     async def run(self):
         options = self.peer.options
         self.conn.initiate_connection()
-        # A second SETTINGS frame, which h2 applies only once the client acknowledges it: until
-        # then a client may still use the defaults (RFC 9113 §6.5.3), and h2 must accept that.
-        changes = {}
-        if options.initial_window is not None:
-            changes[h2.settings.SettingCodes.INITIAL_WINDOW_SIZE] = options.initial_window
         if options.max_frame_size is not None:
-            changes[h2.settings.SettingCodes.MAX_FRAME_SIZE] = options.max_frame_size
-        if changes:
-            self.conn.update_settings(changes)
+            # Applied by h2 once the client acknowledges it (RFC 9113 §6.5.3).
+            self.conn.update_settings({h2.settings.SettingCodes.MAX_FRAME_SIZE: options.max_frame_size})
         await self.flush()
+        # Raw, and enforced here rather than by h2: h2 would end the connection for a stream over
+        # the limit, or for DATA over the window, that a client sent before it saw the SETTINGS.
+        # A stream over the limit is refused (REFUSED_STREAM); the tiny window is kept by giving
+        # back exactly what each DATA frame used (`give_back`).
+        raw_settings = b""
         if options.max_concurrent_streams is not None:
-            # Raw, and enforced by `handle` with REFUSED_STREAM: h2 would end the connection
-            # for a stream over the limit that the client sent before it saw the limit.
-            await self.raw(frame(SETTINGS, 0, 0, struct.pack(">HI", 3, options.max_concurrent_streams)))
+            raw_settings += struct.pack(">HI", 3, options.max_concurrent_streams)
+        if options.initial_window is not None:
+            raw_settings += struct.pack(">HI", 4, options.initial_window)
+        if raw_settings:
+            await self.raw(frame(SETTINGS, 0, 0, raw_settings))
         try:
             while not self.closed:
                 data = await self.reader.read(65536)
@@ -220,11 +222,12 @@ class Connection:
             if stream is not None:
                 stream.body += event.data
                 stream.frames += 1
+                give = self.give_back if self.peer.options.initial_window is not None else self.acknowledge
                 if stream.read_delay:
                     asyncio.get_running_loop().call_later(
-                        stream.read_delay, self.acknowledge, event.flow_controlled_length, event.stream_id)
+                        stream.read_delay, give, event.flow_controlled_length, event.stream_id)
                 else:
-                    self.acknowledge(event.flow_controlled_length, event.stream_id)
+                    give(event.flow_controlled_length, event.stream_id)
             if event.stream_ended is not None and stream is not None:
                 stream.ended.set()
         elif isinstance(event, h2.events.StreamEnded):
@@ -242,6 +245,23 @@ class Connection:
         elif isinstance(event, h2.events.ConnectionTerminated):
             self.close()
 
+    def give_back(self, length, stream_id):
+        """WINDOW_UPDATE of exactly `length` for the stream and the connection: with the tiny
+        window, the client never has more than SETTINGS_INITIAL_WINDOW_SIZE in flight."""
+        if self.closed or length == 0:
+            return
+        try:
+            self.conn.increment_flow_control_window(length)
+            self.conn.increment_flow_control_window(length, stream_id=stream_id)
+        except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
+            pass
+        self.schedule_flush()
+
+    def schedule_flush(self):
+        task = asyncio.ensure_future(self.flush())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
     def acknowledge(self, length, stream_id):
         if self.closed:
             return
@@ -249,9 +269,7 @@ class Connection:
             self.conn.acknowledge_received_data(length, stream_id)
         except (h2.exceptions.StreamClosedError, h2.exceptions.ProtocolError):
             return
-        task = asyncio.ensure_future(self.flush())
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        self.schedule_flush()
 
     # MARK: Sending
 

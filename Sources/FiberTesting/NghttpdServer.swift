@@ -9,7 +9,7 @@ import Glibc
 /// A child process, stopped by its PID.
 public final class NghttpdServer: Sendable {
     /// Where the Debian package installs nghttpd.
-    public static let binary = "/usr/bin/nghttpd"
+    public static let binary = "/usr/sbin/nghttpd"
     /// True when nghttpd is installed; suites are `.enabled(if:)` this.
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 

@@ -45,6 +45,8 @@ public struct HTTPBenchOptions: Sendable {
     /// interceptors, the default configuration over the same runtime client) rather
     /// than the runtime's `HTTPClient` under it.
     public var throughFiberAPI = false
+    /// HTTP/2 (`Scripts/bench-h2`): the connections the `concurrency` loops share as streams.
+    public var connections = 1
 
     public static let usage = """
     options:
@@ -60,6 +62,7 @@ public struct HTTPBenchOptions: Sendable {
       --no-resumption        no TLS session resumption: every handshake a full one
       --stream               stream the body and discard it, counting its bytes
       --api                  send through the Fiber API (Fiber(origin).get(path)) over the same client
+      --connections N        HTTP/2: the loops share N connections as streams (default 1)
     """
 
     public static func parse(_ arguments: [String]) -> HTTPBenchOptions {
@@ -98,6 +101,7 @@ public struct HTTPBenchOptions: Sendable {
             case "--no-resumption": options.noResumption = true
             case "--stream": options.streamBody = true
             case "--api": options.throughFiberAPI = true
+            case "--connections": options.connections = int(argument, 1...64)
             default: fail("unknown argument \(argument)")
             }
         }

@@ -13,6 +13,11 @@
 // tls.NewLRUClientSessionCache, so that those handshakes resume; without it Go
 // keeps no session cache and every handshake is a full one) and -discard (the body
 // is copied to io.Discard and counted, never held whole in memory).
+//
+// The HTTP/2 benchmark (Scripts/bench-h2) adds: -h2 (ForceAttemptHTTP2: ALPN h2 over
+// TLS, the bundled HTTP/2 client, -c streams multiplexed) and -conns N (N transports,
+// each keeping one connection; goroutine i sends on transport i mod N, so -c 512
+// -conns 8 is 8 connections of 64 streams each).
 package main
 
 import (
@@ -50,6 +55,8 @@ func main() {
 	newConnection := flag.Bool("new-connection", false, "a new connection per request (DisableKeepAlives)")
 	resumption := flag.Bool("resumption", false, "resume TLS sessions (a client session cache)")
 	discard := flag.Bool("discard", false, "copy the body to io.Discard rather than reading it into memory")
+	h2 := flag.Bool("h2", false, "HTTP/2 over TLS (ForceAttemptHTTP2)")
+	conns := flag.Int("conns", 0, "with -h2: this many transports of one connection each (0: one transport)")
 	flag.Parse()
 	if *url == "" || *concurrency < 1 {
 		fmt.Fprintln(os.Stderr, "usage: go-http-bench -url URL [-c C] [-d S] [-warmup S] [-n N] [-expect-bytes N]")
@@ -63,14 +70,18 @@ func main() {
 		os.Exit(3)
 	}()
 
+	perHost := *concurrency
+	if *h2 {
+		perHost = 1 // HTTP/2: one connection per transport carries all its streams
+	}
 	transport := &http.Transport{
 		Proxy:               nil, // never a proxy: the target is 127.0.0.1
-		MaxIdleConns:        *concurrency,
-		MaxIdleConnsPerHost: *concurrency,
-		MaxConnsPerHost:     *concurrency,
+		MaxIdleConns:        perHost,
+		MaxIdleConnsPerHost: perHost,
+		MaxConnsPerHost:     perHost,
 		IdleConnTimeout:     120 * time.Second,
 		DisableCompression:  true,
-		ForceAttemptHTTP2:   false,
+		ForceAttemptHTTP2:   *h2,
 		DisableKeepAlives:   *newConnection,
 	}
 	if *caFile != "" || *resumption {
@@ -93,10 +104,13 @@ func main() {
 		}
 		transport.TLSClientConfig = config
 	}
-	client := &http.Client{Transport: transport, Timeout: 30 * time.Second}
+	clients := []*http.Client{{Transport: transport, Timeout: 30 * time.Second}}
+	for len(clients) < *conns {
+		clients = append(clients, &http.Client{Transport: transport.Clone(), Timeout: 30 * time.Second})
+	}
 
-	get := func() (int, error) {
-		resp, err := client.Get(*url)
+	get := func(loop int) (int, error) {
+		resp, err := clients[loop%len(clients)].Get(*url)
 		if err != nil {
 			return 0, err
 		}
@@ -114,6 +128,9 @@ func main() {
 		if err != nil {
 			return 0, err
 		}
+		if *h2 && resp.ProtoMajor != 2 {
+			return 0, fmt.Errorf("the response came over %s, not HTTP/2", resp.Proto)
+		}
 		if resp.StatusCode != 200 {
 			return 0, fmt.Errorf("status %d", resp.StatusCode)
 		}
@@ -123,7 +140,7 @@ func main() {
 		return n, nil
 	}
 
-	if _, err := get(); err != nil {
+	if _, err := get(0); err != nil {
 		fmt.Printf("error: go: the first request failed: %v\n", err)
 		os.Exit(1)
 	}
@@ -142,12 +159,12 @@ func main() {
 		var wg sync.WaitGroup
 		for i := range results {
 			wg.Add(1)
-			go func(r *loopResult) {
+			go func(r *loopResult, loop int) {
 				defer wg.Done()
 				r.latencies = make([]int64, 0, capacity)
 				for atomic.AddInt64(&remaining, -1) >= 0 {
 					sent := time.Now()
-					_, err := get()
+					_, err := get(loop)
 					now := time.Now()
 					if err != nil {
 						r.errors++
@@ -167,7 +184,7 @@ func main() {
 						break
 					}
 				}
-			}(&results[i])
+			}(&results[i], i)
 		}
 		wg.Wait()
 		return results
@@ -186,14 +203,14 @@ func main() {
 	if *allocRequests > 0 {
 		failed := false
 		for i := 0; i < 100; i++ {
-			if _, err := get(); err != nil {
+			if _, err := get(0); err != nil {
 				failed = true
 			}
 		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for i := 0; i < *allocRequests; i++ {
-			if _, err := get(); err != nil {
+			if _, err := get(0); err != nil {
 				failed = true
 			}
 		}
@@ -246,5 +263,7 @@ func main() {
 		"gomaxprocs":                 runtime.GOMAXPROCS(0),
 	})
 	fmt.Printf("BENCH_RESULT %s\n", line)
-	transport.CloseIdleConnections()
+	for _, c := range clients {
+		c.CloseIdleConnections()
+	}
 }

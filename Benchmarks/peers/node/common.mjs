@@ -11,7 +11,7 @@ const FLAGS = { '--new-connection': 'newConnection', '--no-resumption': 'noResum
 export function parseOptions(argv) {
   const o = {
     url: '', concurrency: 1, seconds: 5, warmup: 0.5, maxRequests: 2_000_000, expectBytes: -1,
-    newConnection: false, noResumption: false, stream: false,
+    newConnection: false, noResumption: false, stream: false, connections: 1,
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
@@ -28,17 +28,18 @@ export function parseOptions(argv) {
       case '--warmup': o.warmup = Number.parseFloat(value); break;
       case '--max-requests': o.maxRequests = Number.parseInt(value, 10); break;
       case '--expect-bytes': o.expectBytes = Number.parseInt(value, 10); break;
+      case '--connections': o.connections = Number.parseInt(value, 10); break; // http2.mjs (Scripts/bench-h2)
       default: usage(`unknown argument ${name}`);
     }
   }
-  if (!/^https?:\/\//.test(o.url) || !(o.concurrency >= 1) || !(o.seconds >= 0) || !(o.warmup >= 0) || !(o.maxRequests >= 1)) {
+  if (!/^https?:\/\//.test(o.url) || !(o.concurrency >= 1) || !(o.seconds >= 0) || !(o.warmup >= 0) || !(o.maxRequests >= 1) || !(o.connections >= 1)) {
     usage('bad options');
   }
   return o;
 }
 
 function usage(message) {
-  console.error(`error: ${message}\nusage: node FILE.mjs --url URL [--concurrency C] [--seconds S] [--warmup S] [--max-requests N] [--expect-bytes N] [--new-connection] [--no-resumption] [--stream]`);
+  console.error(`error: ${message}\nusage: node FILE.mjs --url URL [--concurrency C] [--seconds S] [--warmup S] [--max-requests N] [--expect-bytes N] [--connections N] [--new-connection] [--no-resumption] [--stream]`);
   process.exit(2);
 }
 
