@@ -56,12 +56,13 @@ def summary(key, results):
             s = r["soak"]
             series = " ".join(f"{p[0] // 1000}k:{mib(p[1])}" for p in s["rss"])
             print(f"{key}: {s['requests']:,} requests, {s['errors']} errors, {s['rps']:,.0f} req/s; "
-                  f"RSS MiB {series}; drift {s['drift_percent']} %; pool {s['pool']}")
+                  f"RSS MiB {series}; drift {s['drift_percent']} %; pool {s['pool']}; heap {s.get('heap')}")
         elif "idle" in r:
             i = r["idle"]
             print(f"{key}: {int(i['connections'])} idle connections, "
                   f"{int(i['rss_per_connection_bytes'])} B each when opened, "
-                  f"{int(i.get('rss_held_per_connection_bytes', 0))} B after {int(i.get('hold_seconds', 0))} s")
+                  f"{int(i.get('rss_held_per_connection_bytes', 0))} B after {int(i.get('hold_seconds', 0))} s; "
+                  f"heap left once closed: {int(i.get('heap_left_after_close_per_connection_bytes', 0))} B each")
         elif "alloc" in r:
             a = r["alloc"]
             print(f"{key}: {a['name']}: {a['allocations']} allocations, {a['bytes']:.0f} bytes, net {a['net']} per operation")
@@ -146,7 +147,16 @@ def section(figures, baseline_ops):
         lines += soak_rows(r)
         drift = r.get("drift_percent")
         lines += ["", f"Largest change after the first 100,000 requests: **{drift} %**" +
-                  (" (target: within 5 %)." if drift is not None else "."), ""]
+                  (" (target: within 5 %)." if drift is not None else ".")]
+        heap = r.get("heap")
+        if heap:
+            lines += ["", f"C heap in use (glibc's `mallinfo2`): {mib(heap['start'])} MiB after the first request, "
+                      f"{mib(heap['before_shutdown'])} MiB after the last, {mib(heap['after_shutdown'])} MiB once "
+                      "`shutdown()` closed the connections. Allocations not freed between the first request and a "
+                      f"second after `shutdown()`: {r.get('allocations_left_after_shutdown', '–'):,} in all: the "
+                      "client itself and one-time caches and threads of the runtime and OpenSSL, a fixed cost that "
+                      "stays in the low thousands however many requests are sent, where a leak would grow with them."]
+        lines.append("")
     ws = [(k, t) for k, t in (("websocket", "no compression"), ("websocket-deflate", "permessage-deflate")) if figures.get(k)]
     if ws:
         lines += ["### Idle WebSocket connections", "",
@@ -155,14 +165,19 @@ def section(figures, baseline_ops):
                   f"{int(figures[ws[0][0]]['idle'].get('ping_seconds', 0))} s. Memory per connection is the RSS "
                   "growth over the whole process divided by the number of connections; kernel socket buffers are not in it. "
                   "The heap column is the part of it in C heap blocks in use (glibc's `mallinfo2`): the connections' "
-                  "objects and buffers; the rest is the allocator's own overhead and free pages.", "",
-                  "| compression | connections | RSS per connection, opened | RSS per connection, held | heap per connection, held | held |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
+                  "objects and buffers; the rest is the allocator's own overhead and free pages. The last column is the "
+                  "heap still in use once every connection was closed and its timers had expired, and the allocations "
+                  "not freed by then per connection (a leak would leave some; the heap itself may stay a little larger, "
+                  "as collections keep their capacity).", "",
+                  "| compression | connections | RSS per connection, opened | RSS per connection, held | heap per connection, held | held | heap left per connection once closed | allocations left per connection once closed |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for key, title in ws:
             i = figures[key]["idle"]
             lines.append(f"| {title} | {int(i['connections']):,} | {int(i['rss_per_connection_bytes']):,} B | "
                          f"{int(i.get('rss_held_per_connection_bytes', 0)):,} B | "
-                         f"{int(i.get('heap_held_per_connection_bytes', 0)):,} B | {int(i.get('hold_seconds', 0))} s |")
+                         f"{int(i.get('heap_held_per_connection_bytes', 0)):,} B | {int(i.get('hold_seconds', 0))} s | "
+                         f"{int(i.get('heap_left_after_close_per_connection_bytes', 0)):,} B | "
+                         f"{abs(i.get('allocations_left_after_close_per_connection', 0)):.2f} |")
         lines += ["", "The target is at most 8 KiB per idle connection without compression. A connection that "
                   "negotiated permessage-deflate creates its zlib streams (about 256 KiB each) only on its first "
                   "compressed message, so an idle one holds none.", ""]

@@ -46,6 +46,9 @@ struct Soak: Sendable {
 
         let clock = ContinuousClock()
         let start = clock.now
+        let heapAtStart = heapBytesInUse()
+        // Allocations not freed from here to after the shutdown: objects the requests left behind.
+        AllocationCounter.start()
         let state = Progress(budget: requests, first: Sample(requests: 0, residentBytes: residentBytes(), seconds: 0))
         let sampleEvery = self.sampleEvery
         await withTaskGroup(of: Void.self) { group in
@@ -70,17 +73,22 @@ struct Soak: Sendable {
         }
         let elapsed = secondsOf(clock.now - start)
         let statistics = await fiber.connectionStatistics() ?? ConnectionPoolStatistics()
+        let heapBeforeShutdown = heapBytesInUse()
+        _ = await fiber.shutdown(gracePeriod: .seconds(5))
+        try? await Task.sleep(for: .seconds(1))
+        let counts = AllocationCounter.stop()
         let series = state.samples.withLock { $0 }.sorted { $0.requests < $1.requests }
         report(series: series, completed: state.completed.load(ordering: .relaxed),
                failures: state.failures.load(ordering: .relaxed), firstError: state.firstError.withLock { $0 },
-               seconds: elapsed, statistics: statistics)
-        _ = await fiber.shutdown(gracePeriod: .seconds(5))
+               seconds: elapsed, statistics: statistics,
+               heap: (start: heapAtStart, beforeShutdown: heapBeforeShutdown, afterShutdown: heapBytesInUse()),
+               allocationsLeft: Int(counts.allocations) - Int(counts.frees))
     }
 
     /// Prints the `SOAK_RESULT` line: the series, the drift after the first sample past
     /// zero (the warm-up), the rate and the pool's counts.
     private func report(series: [Sample], completed: Int, failures: Int, firstError: String?, seconds: Double,
-                        statistics: ConnectionPoolStatistics) {
+                        statistics: ConnectionPoolStatistics, heap: (start: Int, beforeShutdown: Int, afterShutdown: Int), allocationsLeft: Int) {
         let settled = series.first { $0.requests > 0 }
         let later = series.filter { $0.requests > (settled?.requests ?? .max) }
         var drift: Double?
@@ -101,6 +109,8 @@ struct Soak: Sendable {
             "\"drift_percent\":\(drift.map(rounded) ?? "null")",
             "\"pool\":{\"open\":\(statistics.open),\"idle\":\(statistics.idle),\"leased\":\(statistics.leased),"
                 + "\"connecting\":\(statistics.connecting),\"waiting\":\(statistics.waiting)}",
+            "\"heap\":{\"start\":\(heap.start),\"before_shutdown\":\(heap.beforeShutdown),\"after_shutdown\":\(heap.afterShutdown)}",
+            "\"allocations_left_after_shutdown\":\(allocationsLeft)",
         ]
         print("SOAK_RESULT {\(fields.joined(separator: ","))}")
     }

@@ -30,6 +30,7 @@ struct IdleBenchmark: Sendable {
         for await _ in warm.events {}
         let before = residentBytes()
         let heapBefore = heapBytesInUse()
+        AllocationCounter.start()
         let clock = ContinuousClock()
         let start = clock.now
         var open: [WebSocketConnection] = []
@@ -64,8 +65,19 @@ struct IdleBenchmark: Sendable {
                            secondsOf(hold), pingInterval.map(secondsOf) ?? 0, stillOpen, Double(held) / 1048576,
                            open.isEmpty ? 0 : (held - before) / open.count, open.isEmpty ? 0 : (heldHeap - heapBefore) / open.count)
         }
-        print(line)
+        // Closed and released, the connections should give back what they allocated:
+        // allocations not freed (counted since before the first one opened) would be a
+        // leak. The heap may stay a little larger (collections keep their capacity).
+        let opened = open.count
         for connection in open { connection.close() }
         for connection in open { for await _ in connection.events {} }
+        open = []
+        // Past the close timeout (5 s), so that every cancelled close timer has left the loop.
+        try await Task.sleep(for: .seconds(6))
+        let counts = AllocationCounter.stop()
+        line += " heap_left_after_close_per_connection_bytes=\(opened == 0 ? 0 : (heapBytesInUse() - heapBefore) / opened)"
+        line += String(format: " allocations_left_after_close_per_connection=%.2f",
+                       opened == 0 ? 0 : (Double(counts.allocations) - Double(counts.frees)) / Double(opened))
+        print(line)
     }
 }
