@@ -90,9 +90,21 @@ let package = Package(
         .executableTarget(
             name: "WebSocketBench",
             dependencies: [
+                "HTTPBenchKit",
                 .product(name: "FiberRuntime", package: "Fiber"),
                 .product(name: "FiberWebSocket", package: "Fiber"),
                 .product(name: "FiberTesting", package: "Fiber"),
+            ]
+        ),
+        // The soak (RSS over a million requests through `Fiber`) and the allocation
+        // regression check, driven by `Scripts/soak` and `Scripts/check-allocations`.
+        .executableTarget(
+            name: "SoakBench",
+            dependencies: [
+                "HTTPBenchKit",
+                .product(name: "Fiber", package: "Fiber"),
+                .product(name: "FiberRuntime", package: "Fiber"),
+                .product(name: "FiberWebSocket", package: "Fiber"),
             ]
         ),
         // vapor/websocket-kit (SwiftNIO) as a peer, on the same echo server. It does not

@@ -67,9 +67,3 @@ do {
 
 enum FiberBenchError: Error { case status(Int) }
 
-/// `http://host:port/path` as (`http://host:port`, `/path`).
-func splitOrigin(_ url: String) -> (String, String) {
-    let afterScheme = url.range(of: "://").map { $0.upperBound } ?? url.startIndex
-    guard let slash = url[afterScheme...].firstIndex(of: "/") else { return (url, "/") }
-    return (String(url[..<slash]), String(url[slash...]))
-}

@@ -129,33 +129,6 @@ final class RequestBudget: Sendable {
     func take() -> Bool { remaining.subtract(1, ordering: .relaxed).newValue >= 0 }
 }
 
-/// Counts allocations in the whole process with the interposer of `CBenchSupport`.
-enum AllocationCounter {
-    static func start() {
-        fiber_alloc_counts_reset()
-        fiber_alloc_counting_set(1)
-    }
-
-    static func stop() -> (allocations: UInt64, bytes: UInt64) {
-        fiber_alloc_counting_set(0)
-        let c = fiber_alloc_counts_get()
-        return (c.allocations, c.bytes)
-    }
-
-    /// True when the Swift runtime's allocations reach the interposed malloc.
-    static let works: Bool = {
-        start()
-        let box = Box(value: 42)
-        withExtendedLifetime(box) {}
-        return stop().allocations > 0
-    }()
-
-    private final class Box {
-        let value: Int
-        @inline(never) init(value: Int) { self.value = value }
-    }
-}
-
 /// The benchmark of one client: `request` sends one GET and returns the size of the
 /// body it read in full, throwing on a transport error or a status other than 200.
 public struct HTTPBench: Sendable {
@@ -314,7 +287,7 @@ public struct HTTPBench: Sendable {
 
     /// Ends the process after `seconds` unless it ended before; a plain thread, so
     /// it fires even when every executor is stuck.
-    private static func startWatchdog(seconds: Double, what: String) {
+    public static func startWatchdog(seconds: Double, what: String) {
         let message = "error: \(what) did not finish within \(Int(seconds)) s; giving up\n"
         let box = Unmanaged.passRetained(WatchdogBox(seconds: seconds, message: message)).toOpaque()
         var thread = pthread_t()

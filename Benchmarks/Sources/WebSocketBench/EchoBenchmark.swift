@@ -1,6 +1,7 @@
 import FiberRuntime
 import FiberWebSocket
 import Foundation
+import HTTPBenchKit
 
 /// `connections` connections, each sending a `size`-byte binary message and
 /// waiting for its echo, in a loop, for `seconds`: messages per second.

@@ -1,6 +1,7 @@
 #ifndef FIBER_BENCH_SUPPORT_H
 #define FIBER_BENCH_SUPPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Support for the runtime benchmarks: an allocation counter and thread pinning.
@@ -29,6 +30,10 @@ fiber_alloc_counts fiber_alloc_counts_get(void);
 
 /* Sets every count to zero. */
 void fiber_alloc_counts_reset(void);
+
+/* Bytes of the C heap in use (glibc's mallinfo2: every arena, plus chunks
+ * mapped on their own), to tell heap growth from other resident memory. */
+size_t bench_heap_in_use(void);
 
 /* Thread placement (sched_setaffinity on the calling thread). */
 
