@@ -24,6 +24,11 @@ extension FaultMatrixTests {
                 }
                 if let down = downAt.withLock({ $0 }) { log.note("link down; read timeout", after: .now - down) }
                 #expect(downAt.withLock { $0 } != nil, "the link went down mid-transfer")
+                // While it is down, a new connection fails at once: the route is gone with the link.
+                let unreachable = try await log.timed("a new request while the link is down") {
+                    await expectError(.transport) { try await rig.small() }
+                }
+                #expect(unreachable?.transport?.kind == .unreachable, "\(String(describing: unreachable))")
                 try await Task.sleep(for: .seconds(4) - (.now - (downAt.withLock { $0 } ?? .now)))
                 try await network.setLink(up: true)
                 var options = HTTPClient.RequestOptions()
@@ -62,6 +67,34 @@ extension FaultMatrixTests {
         }
     }
 
+    /// Down mid-upload, with no request timeout: the peer stops taking the body and no
+    /// byte of a response arrives, so the read-idle timeout fails the POST (one to two
+    /// periods after the last byte the peer took), and the POST is not sent again,
+    /// neither then nor once the link is back.
+    @Test("7c. Link down mid-upload") func linkDownMidUpload() async throws {
+        try await faultRow("7c", "link down mid-upload (2 Mbit/s from the client), read-idle timeout 1.5 s") { log in
+            try await withFaultRig(row: 12, configure: { $0.readIdleTimeout = .milliseconds(1500) }) { rig in
+                try await rig.network.limitClientRate("2mbit")
+                let network = rig.network
+                // 4 MiB at 2 Mbit/s take 16 s: a second in, the upload is well under way.
+                let body = patternedBytes(4 * 1024 * 1024, seed: 7)
+                let request = try HTTPClientRequest(url: rig.serverURL("/upload"), method: "POST", body: .bytes(body))
+                let client = rig.client
+                let upload = Task { try await client.execute(request) }
+                try await Task.sleep(for: .seconds(1))
+                try await network.setLink(up: false)
+                let downAt = ContinuousClock.now
+                await expectError(.readTimeout) { try await bounded(.seconds(20), "the interrupted upload") { try await upload.value } }
+                log.note("link down; POST failed", after: .now - downAt)
+                try await network.setLink(up: true)
+                try await Task.sleep(for: .seconds(1))
+                #expect(rig.requestsReceived("/upload") == 0, "the cut POST never arrived whole, and was not sent again")
+                try await rig.network.inClient("tc", ["qdisc", "del", "dev", network.clientSide, "root"])
+                try await rig.upload(64 * 1024, log: log)
+            }
+        }
+    }
+
     /// An address that drops every packet (no RST, no ICMP): the connect fails with
     /// the connect-timeout error when its timeout passes, not before, not never.
     @Test("8a. Black-holed address: the connect timeout") func blackHoleTimesOut() async throws {
@@ -75,6 +108,14 @@ extension FaultMatrixTests {
                     }
                 }
                 #expect(error?.transport?.kind == .timeout && error?.transport?.operation == "connect", "\(String(describing: error))")
+                // A request deadline shorter than the connect timeout ends the connect as the deadline.
+                var options = HTTPClient.RequestOptions()
+                options.timeout = .milliseconds(300)
+                try await log.timed("connect under a 300 ms deadline") {
+                    await expectError(.deadlineExceeded) {
+                        try await rig.client.execute(HTTPClientRequest(url: "http://\(rig.network.silentIPv4):80/"), options: options)
+                    }
+                }
             }
         }
     }

@@ -92,6 +92,18 @@ struct FaultMatrixTests {
         }
     }
 
+    /// The same bottleneck on the way up: 1 MiB sent at 1 Mbit/s. The server says nothing
+    /// until the body is in, and that silence is not the server's: the 1 s read-idle
+    /// timeout must not fail an upload that is moving.
+    @Test("6b. 1 Mbit/s bottleneck on an upload with a 1 s read-idle timeout") func uploadBottleneck() async throws {
+        try await faultRow("6b", "1 Mbit/s bottleneck from the client (tbf), read-idle timeout 1 s") { log in
+            try await withFaultRig(row: 13, configure: { $0.readIdleTimeout = .seconds(1) }) { rig in
+                try await rig.network.limitClientRate("1mbit")
+                try await bounded(.seconds(40), "the 1 MiB upload") { try await rig.upload(1024 * 1024, log: log) }
+            }
+        }
+    }
+
     /// IPv6 is off below an MTU of 1280, so this row runs over IPv4, with segments of 536 bytes.
     @Test("9. MTU 576: large headers and bodies") func smallMTU() async throws {
         try await faultRow("9", "MTU 576 on both ends (IPv4)") { log in

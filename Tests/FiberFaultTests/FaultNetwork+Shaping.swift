@@ -56,6 +56,11 @@ extension FaultNetwork {
         try await inServer("tc", ["qdisc", "replace", "dev", serverSide, "root", "tbf", "rate", rate, "burst", "32kbit", "latency", "400ms"])
     }
 
+    /// Limits what the client sends to `rate` with a token bucket on its end.
+    func limitClientRate(_ rate: String) async throws {
+        try await inClient("tc", ["qdisc", "replace", "dev", clientSide, "root", "tbf", "rate", rate, "burst", "32kbit", "latency", "400ms"])
+    }
+
     /// Takes the link down (`ip link set … down`: both ends lose their carrier) or brings it up.
     func setLink(up: Bool) async throws {
         try await inClient("ip", ["link", "set", clientSide, up ? "up" : "down"])
