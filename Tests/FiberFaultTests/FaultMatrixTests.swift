@@ -21,6 +21,7 @@ struct FaultMatrixTests {
                 try await rig.network.netem("delay", "50ms")
                 try await rig.download("2m.bin", log: log)
                 try await rig.upload(256 * 1024, log: log)
+                try await rig.fiberExchanges(log: log)
             }
         }
     }
@@ -51,6 +52,7 @@ struct FaultMatrixTests {
                 log.note(try await rig.network.dropRandomly(percent: 1))
                 try await rig.download("4m.bin", log: log)
                 try await rig.upload(1024 * 1024, log: log)
+                try await rig.fiberExchanges(log: log)
             }
         }
     }
@@ -63,6 +65,7 @@ struct FaultMatrixTests {
                 options.timeout = .seconds(60)
                 try await rig.download("1m.bin", log: log, options: options)
                 try await rig.upload(256 * 1024, log: log)
+                try await rig.fiberExchanges(log: log)
             }
         }
     }

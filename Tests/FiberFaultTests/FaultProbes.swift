@@ -1,5 +1,7 @@
+import Fiber
 import FiberRuntime
 import FiberTesting
+import Foundation
 import Testing
 
 /// The exchanges each row runs over its faulty link, each checking that what
@@ -42,6 +44,31 @@ extension FaultRig {
         }
         #expect(String(decoding: response.body, as: UTF8.self) == "\(size):\(fnv1a(body))", sourceLocation: sourceLocation)
         #expect(requestsReceived("/upload") == before + 1, "the POST reached the server once", sourceLocation: sourceLocation)
+    }
+
+    /// The same through the `Fiber` API (its default interceptors, its own transport on the
+    /// client's loop): 2 MiB from nginx intact, 256 KiB posted once; then
+    /// `Fiber.connectionStatistics()` shows its pool at rest.
+    func fiberExchanges(log: RowLog, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let transport = HTTPTransport(eventLoopGroup: clientGroup)
+        do {
+            let nginxFiber = Fiber(nginxURL("")) { $0.transport = transport }
+            let download = try await log.timed("Fiber GET 2048 KiB from nginx") { try await nginxFiber.get("/files/2m.bin") }
+            #expect(download.statusCode == 200 && download.data.elementsEqual(FaultRig.files["2m.bin"]!), sourceLocation: sourceLocation)
+            let serverFiber = Fiber(serverURL("")) { $0.transport = transport }
+            let body = patternedBytes(256 * 1024, seed: 5)
+            let before = requestsReceived("/upload")
+            let upload = try await log.timed("Fiber POST 256 KiB") { try await serverFiber.post("/upload", body: Data(body)) }
+            #expect(String(decoding: upload.data, as: UTF8.self) == "\(body.count):\(fnv1a(body))", sourceLocation: sourceLocation)
+            #expect(requestsReceived("/upload") == before + 1, "the POST reached the server once", sourceLocation: sourceLocation)
+            let statistics = await serverFiber.connectionStatistics()
+            #expect(statistics?.leased == 0 && statistics?.waiting == 0 && statistics?.connecting == 0,
+                    "Fiber's pool at rest: \(String(describing: statistics))", sourceLocation: sourceLocation)
+        } catch {
+            await transport.shutdown()
+            throw error
+        }
+        await transport.shutdown()
     }
 
     /// GETs `/small` from the test server with `options`.

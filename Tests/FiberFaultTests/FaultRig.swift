@@ -11,6 +11,8 @@ struct FaultRig: Sendable {
     let server: TestHTTPServer
     let nginx: NamespaceNginx
     let client: HTTPClient
+    /// The client's group (one loop, in the client's namespace).
+    let clientGroup: EventLoopGroup
 
     /// The files nginx serves under `/files/` and `/slow/`.
     static let files: [String: [UInt8]] = [
@@ -62,7 +64,7 @@ func withFaultRig(
         configure(&configuration)
         let made = HTTPClient(eventLoopGroup: clientGroup, configuration: configuration)
         client = made
-        try await body(FaultRig(network: network, server: started.server, nginx: nginx!, client: made))
+        try await body(FaultRig(network: network, server: started.server, nginx: nginx!, client: made, clientGroup: clientGroup))
         if let retransmitted = await network.retransmissions(), retransmitted.client + retransmitted.server > 0 {
             RowLog.current?.note("TCP retransmitted \(retransmitted.server) segments from the servers, \(retransmitted.client) from the client")
         }
