@@ -174,6 +174,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "FiberInteropTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting", "CZlib"]),
+        // The fault matrix: real links in network namespaces (needs root; Scripts/fault-matrix reports it).
+        .testTarget(name: "FiberFaultTests", dependencies: ["Fiber", "FiberRuntime", "FiberTesting"]),
         // The generated client under Generated/ is committed (Scripts/generate-openapi-test-client), not built by a plugin.
         .testTarget(name: "FiberOpenAPITests", dependencies: [
             "FiberOpenAPI", "Fiber", "FiberRuntime", "FiberTesting",

@@ -11,15 +11,25 @@ import Glibc
 /// Special names (RFC 6761) never reach the network: `localhost` and names
 /// under `.localhost` are 127.0.0.1 and ::1, and names under `.invalid` fail at
 /// once. (glibc would send the AAAA query for `localhost` to the name server.)
+///
+/// Names given in `hosts` are answered from that table, in its order, before
+/// anything else (as curl's `--resolve` does): a service pinned to known
+/// addresses, or a test that needs a name with several addresses.
 public final class Resolver: Sendable {
     /// The process-wide resolver, caching answers for 30 seconds.
     public static let shared = Resolver()
 
     private let cache: Locked<ResolverCache>
+    /// Fixed answers by lower-cased name; their ports are replaced by the one asked for.
+    private let hosts: [String: [SocketAddress]]
 
     /// A resolver whose cache keeps answers for `cacheTTL` (zero disables it) and at most `cacheCapacity` hosts.
-    public init(cacheTTL: Duration = .seconds(30), cacheCapacity: Int = 512) {
+    /// A name in `hosts` (matched without regard to case) resolves to its addresses, in
+    /// the order given, with the port of the request; an empty list fails as a name
+    /// with no address does.
+    public init(cacheTTL: Duration = .seconds(30), cacheCapacity: Int = 512, hosts: [String: [SocketAddress]] = [:]) {
         cache = Locked(ResolverCache(ttl: cacheTTL, capacity: cacheCapacity))
+        self.hosts = Dictionary(hosts.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Forgets every cached answer.
@@ -33,6 +43,13 @@ public final class Resolver: Sendable {
     public func resolve(host: String, port: Int, on loop: EventLoop) async throws -> [SocketAddress] {
         if let literal = SocketAddress(ipLiteral: host, port: port) { return [literal] }
         let name = host.lowercased()
+        if let fixed = hosts[name] {
+            guard !fixed.isEmpty else {
+                throw TransportError(.dnsFailure, operation: "resolve", host: host, codeName: "EAI_NODATA",
+                                     systemMessage: "the resolver's host table lists no address")
+            }
+            return fixed.map { $0.with(port: port) }
+        }
         if name.isEmpty || name == "invalid" || name.hasSuffix(".invalid") || name.hasSuffix(".invalid.") {
             throw TransportError(.dnsFailure, operation: "resolve", host: host, codeName: "EAI_NONAME",
                                  systemMessage: "names under .invalid never resolve (RFC 6761)")

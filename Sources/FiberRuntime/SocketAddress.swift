@@ -44,6 +44,11 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same address with another port (a Unix address is returned as it is).
+    func with(port: Int) -> SocketAddress {
+        family == .unix ? self : SocketAddress(family: family, ipBytes: ipBytes, port: port, scopeID: scopeID, path: nil)
+    }
+
     private init(family: Family, ipBytes: [UInt8], port: Int, scopeID: UInt32, path: String?) {
         self.family = family
         self.ipBytes = ipBytes

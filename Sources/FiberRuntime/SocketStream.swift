@@ -202,6 +202,19 @@ public actor SocketStream: LoopIsolated {
         return UVError.transportError(-pending, operation: "read", address: remoteAddress?.description)
     }
 
+    /// Bytes written that the peer has not acknowledged yet: what waits in libuv's
+    /// queue and in the kernel's send queue (`SIOCOUTQ`; TCP only, else 0). When it
+    /// goes down, the peer is taking what this side sends.
+    var unacknowledgedBytes: Int {
+        let queued = Int(uv_stream_get_write_queue_size(handle.stream))
+        guard !handle.isClosing, handle.handle.pointee.type == UV_TCP else { return queued }
+        var fd = uv_os_fd_t()
+        var inKernel: Int32 = 0
+        // SIOCOUTQ (0x5411, TIOCOUTQ): bytes in the send queue not yet acknowledged.
+        guard uv_fileno(handle.handle, &fd) == 0, ioctl(fd, 0x5411, &inKernel) == 0 else { return queued }
+        return queued + Int(inKernel)
+    }
+
     /// The buffered reader's backpressure, from its queue, on this loop.
     private func setBufferedReading(_ reading: Bool) {
         guard !handle.isClosing, case .buffered = reader, input.isOpen else { return }

@@ -245,6 +245,31 @@ struct HTTP1ConnectionStateMachineTests {
 
     // MARK: Timers
 
+    /// While the peer keeps acknowledging the request's bytes (a long upload over a slow
+    /// link), the read-idle timer starts again instead of failing; once nothing moves,
+    /// its failure stands. Without a mark (no body handed over) nothing is extended.
+    @Test func anUploadThePeerIsTakingIsNotIdle() throws {
+        var sm = SM()
+        let (id, timer) = try sm.begin(Self.request(readIdle: .seconds(1), head: .seconds(60)))
+        #expect(timer == .idle(.seconds(1)))
+        sm.wroteRequestBytes(id)
+        sm.requestHandedOver(id, unacknowledged: 4_000_000)
+        #expect(sm.readTimerFired(unacknowledged: 3_800_000, now: t0) == .idle(.seconds(1)))
+        #expect(sm.readTimerFired(unacknowledged: 3_600_000, now: t0) == .idle(.seconds(1)))
+        #expect(sm.readTimerFired(unacknowledged: 0, now: t0) == .idle(.seconds(1)), "the last bytes were taken in this period")
+        #expect(sm.readTimerFired(unacknowledged: 0, now: t0) == nil, "nothing moved for a whole period")
+        #expect(sm.readTimerFired()?.error.kind == .readTimeout)
+
+        var stalled = SM()
+        let (other, _) = try stalled.begin(Self.request(readIdle: .seconds(1)))
+        stalled.requestHandedOver(other, unacknowledged: 500_000)
+        #expect(stalled.readTimerFired(unacknowledged: 500_000, now: t0) == nil, "a link that went down moves nothing")
+
+        var bodiless = SM()
+        _ = try bodiless.begin(Self.request(readIdle: .seconds(1)))
+        #expect(bodiless.readTimerFired(unacknowledged: 0, now: t0) == nil, "no mark: the timeout is not extended")
+    }
+
     @Test func oneTimerServesReadIdleAndTheHeadDeadlineWhicheverComesFirst() throws {
         var sm = SM()
         let (id, timer) = try sm.begin(Self.request(readIdle: .seconds(10), head: .seconds(3)))

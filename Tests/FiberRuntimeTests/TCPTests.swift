@@ -42,6 +42,34 @@ struct TCPTests {
         }
     }
 
+    /// A name in the host table resolves to its addresses in the table's order, with the
+    /// port asked for, whatever its case; an empty entry fails as a name with no address.
+    @Test func resolvesNamesFromItsHostTable() async throws {
+        try await withGroup { group in
+            let loop = group.loops[0]
+            let resolver = Resolver(hosts: [
+                "Service.Example": [.ipv6([0xfd] + Array(repeating: 0, count: 14) + [9], port: 1), .ipv4([127, 0, 0, 1], port: 2)],
+                "nothing.example": [],
+            ])
+            let addresses = try await resolver.resolve(host: "service.EXAMPLE", port: 8080, on: loop)
+            #expect(addresses.map(\.description) == ["[fd00::9]:8080", "127.0.0.1:8080"])
+            do {
+                _ = try await resolver.resolve(host: "nothing.example", port: 80, on: loop)
+                Issue.record("an empty host-table entry resolved")
+            } catch let error as TransportError {
+                #expect(error.kind == .dnsFailure && error.codeName == "EAI_NODATA", "\(error)")
+            }
+            // The table's IPv4 address answers a connection made by name.
+            let (listener, server) = try await startEcho(on: loop)
+            let client = try await SocketStream.connect(host: "service.example", port: listener.port, on: loop,
+                                                        options: SocketOptions(), resolver: resolver)
+            #expect(client.remoteAddress?.family == .ipv4)
+            await client.close()
+            await listener.close()
+            await server.value
+        }
+    }
+
     @Test func vectoredWritesArriveInOrder() async throws {
         try await withGroup { group in
             let (listener, server) = try await startEcho(on: group.loops[0])

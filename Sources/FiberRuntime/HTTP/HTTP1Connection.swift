@@ -155,6 +155,9 @@ actor HTTP1Connection: LoopIsolated {
         do {
             let pending = try stream.onLoop(buffers) { stream, buffers in try stream.startWrite(buffers) }
             rules.wroteRequestBytes(exchange.id)
+            if request.body != nil {
+                rules.requestHandedOver(exchange.id, unacknowledged: stream.onLoop(()) { stream, _ in stream.unacknowledgedBytes })
+            }
             guard let pending else {
                 sent(request, in: exchange, whole: true)
                 return
@@ -195,6 +198,9 @@ actor HTTP1Connection: LoopIsolated {
         let now = MonotonicTime.now()
         if exchange.timing.requestWritten == .zero { exchange.timing.requestWritten = now.instant - exchange.start }
         if let length = request.body?.lengthInMemory { request.uploadProgress?(length, length) }
+        if request.body != nil {
+            rules.requestHandedOver(exchange.id, unacknowledged: stream.onLoop(()) { stream, _ in stream.unacknowledgedBytes })
+        }
         switch rules.requestSent(exchange.id, whole: whole, now: now) {
         case .none: break
         case .setReadTimer(let timer): setReadTimer(timer)
@@ -450,7 +456,15 @@ actor HTTP1Connection: LoopIsolated {
         if readTimer == nil {
             readTimer = try? LoopTimer(on: loop)
             readTimer?.setAction { [weak self] in
-                self?.assumeIsolated { $0.perform($0.rules.readTimerFired()) }
+                self?.assumeIsolated { me in
+                    // An upload the peer is still taking is not an idle connection.
+                    let unacknowledged = me.stream.onLoop(()) { stream, _ in stream.unacknowledgedBytes }
+                    if let timer = me.rules.readTimerFired(unacknowledged: unacknowledged, now: .now()) {
+                        me.setReadTimer(timer)
+                    } else {
+                        me.perform(me.rules.readTimerFired())
+                    }
+                }
             }
         }
         readTimer?.restart(after: due)

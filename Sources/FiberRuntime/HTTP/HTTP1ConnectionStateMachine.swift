@@ -139,6 +139,8 @@ struct HTTP1ConnectionStateMachine {
         var awaitingBodySource = false
         var headDeadline: MonotonicTime?
         var readTimerIsHeadDeadline = false
+        /// Request bytes the peer had not acknowledged when last looked at (`requestHandedOver`, a timer firing).
+        var unacknowledged: Int?
 
         var responseComplete: Bool { if case .complete = phase { true } else { false } }
         var headReceived: Bool { if case .awaitingHead = phase { false } else { true } }
@@ -360,6 +362,28 @@ struct HTTP1ConnectionStateMachine {
         let timer = Self.readTimer(for: &exchange, now: now())
         state = .exchanging(exchange)
         return timer
+    }
+
+    /// A request with a body is in the kernel's hands with `unacknowledged` bytes of it
+    /// not yet acknowledged by the peer: the mark `readTimerFired(unacknowledged:)`
+    /// compares with. (Without a body there is no upload to wait for: no mark, no extension.)
+    mutating func requestHandedOver(_ id: ExchangeID, unacknowledged: Int) {
+        modify(id) { $0.unacknowledged = unacknowledged }
+    }
+
+    /// The read-idle timer fired with `unacknowledged` bytes written and not yet
+    /// acknowledged by the peer. Fewer than at the last look: the peer is taking the
+    /// request (a long upload over a slow link), so the silence is not idleness and the
+    /// timer starts again (returned). Otherwise nil: the timer's failure stands
+    /// (`readTimerFired()`). So an upload fails once nothing moves either way for one
+    /// to two read-idle periods; the response-head deadline is never extended so.
+    mutating func readTimerFired(unacknowledged: Int, now: @autoclosure () -> MonotonicTime) -> ReadTimer? {
+        guard case .exchanging(var exchange) = state, !exchange.readTimerIsHeadDeadline else { return nil }
+        let before = exchange.unacknowledged
+        exchange.unacknowledged = unacknowledged
+        state = .exchanging(exchange)
+        guard let before, unacknowledged < before else { return nil }
+        return readTimer(now: now())
     }
 
     /// The read timer fired.

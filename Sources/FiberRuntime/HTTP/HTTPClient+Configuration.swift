@@ -17,7 +17,8 @@ extension HTTPClient {
         public var maxConnectionLifetime: Duration? = nil
         /// The whole request, redirects and waiting for a connection included (default: none).
         public var requestTimeout: Duration? = nil
-        /// Fail when no byte of the response arrives for this long (default 30 s).
+        /// Fail when no byte of the response arrives for this long (default 30 s), except
+        /// while the server is still taking the request's body: a moving upload is not idle.
         public var readIdleTimeout: Duration? = .seconds(30)
         /// Fail when the final response head has not arrived this long after
         /// the request was sent whole. It bounds a server that drips its head a

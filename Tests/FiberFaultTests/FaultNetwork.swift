@@ -1,0 +1,196 @@
+import FiberRuntime
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One private link for one row of the fault matrix: two network namespaces,
+/// the client's and the servers', joined by a veth pair with private addresses
+/// (10.213.P.4R+1/30 and fd00:f1be:P:R::/64, P from the process id, R the row).
+/// The test process's own namespace is never touched: the client's loop thread
+/// and the test server's loop thread each join their namespace (`join`), nginx
+/// starts in the servers' one, and every fault is applied to the pair's two ends.
+/// A dropped packet is thus dropped on arrival, where the sender's TCP cannot
+/// see it, as on a wire.
+///
+/// Names are `ff<pid>r<row>` followed by `c` and `s` (the namespaces), `a` (the
+/// client's end) and `b` (the server's end): unique per process, and each run
+/// first deletes what a killed one left behind (`removeStale`).
+final class FaultNetwork: Sendable {
+    let row: Int
+    let clientNamespace: String
+    let serverNamespace: String
+    /// The veth end in the client's namespace.
+    let clientSide: String
+    /// The veth end in the servers' namespace.
+    let serverSide: String
+    let clientIPv4: String
+    let serverIPv4: String
+    let clientIPv6: String
+    let serverIPv6: String
+    /// An address routed into the servers' namespace, where a blackhole route drops what arrives: no answer, no RST, no ICMP.
+    let silentIPv4: String
+    /// The IPv6 address dropped the same way.
+    let silentIPv6: String
+
+    private init(row: Int) {
+        let pid = Int(getpid())
+        let base = "ff\(pid)r\(row)"
+        self.row = row
+        clientNamespace = base + "c"
+        serverNamespace = base + "s"
+        clientSide = base + "a"
+        serverSide = base + "b"
+        let subnet = "10.213.\(pid % 256)."
+        clientIPv4 = subnet + "\(row * 4 + 1)"
+        serverIPv4 = subnet + "\(row * 4 + 2)"
+        silentIPv4 = "10.214.\(pid % 256).\(row)"
+        let prefix = "fd00:f1be:\(String(pid % 65536, radix: 16)):\(row)::"
+        clientIPv6 = prefix + "1"
+        serverIPv6 = prefix + "2"
+        silentIPv6 = prefix + "99"
+    }
+
+    /// Why this machine cannot run the matrix (not root, no `ip` or `tc`), or nil.
+    static var unavailableReason: String? {
+        if geteuid() != 0 { return "the fault matrix needs root to create network namespaces (it runs as uid \(geteuid()))" }
+        if SystemCommand.find("ip") == nil { return "the fault matrix needs iproute2's `ip` (Scripts/setup installs it)" }
+        if SystemCommand.find("tc") == nil { return "the fault matrix needs iproute2's `tc` (Scripts/setup installs it)" }
+        return nil
+    }
+
+    /// Makes the namespaces and the link for `row`, both ends up, addresses set.
+    /// Skips the row (cancels the test, with the reason) when namespaces cannot be made here.
+    ///
+    /// - Throws: `SystemCommand.Failure` when a later step fails (whatever was made is removed first).
+    static func make(row: Int) async throws -> FaultNetwork {
+        if let reason = unavailableReason { try skipRow(reason) }
+        await removeStale()
+        let network = FaultNetwork(row: row)
+        await network.remove()
+        do {
+            try await SystemCommand.run("ip", ["netns", "add", network.clientNamespace])
+            try await SystemCommand.run("ip", ["netns", "add", network.serverNamespace])
+        } catch {
+            await network.remove()
+            try skipRow("network namespaces cannot be made here: \(error)")
+        }
+        do {
+            try await network.configure()
+            return network
+        } catch {
+            await network.remove()
+            throw error
+        }
+    }
+
+    private func configure() async throws {
+        try await SystemCommand.run("ip", ["link", "add", "name", clientSide, "netns", clientNamespace, "type", "veth",
+                                           "peer", "name", serverSide, "netns", serverNamespace])
+        for (namespace, device, v4, v6) in [(clientNamespace, clientSide, clientIPv4, clientIPv6),
+                                            (serverNamespace, serverSide, serverIPv4, serverIPv6)] {
+            try await run(in: namespace, "ip", ["addr", "add", v4 + "/30", "dev", device])
+            // nodad: the address is usable at once instead of after duplicate address detection.
+            try await run(in: namespace, "ip", ["-6", "addr", "add", v6 + "/64", "dev", device, "nodad"])
+            // One segment per packet (no 64 KiB super-packets, which a veth passes whole): each
+            // fault then meets packets of the sizes a wire carries.
+            try await run(in: namespace, "ip", ["link", "set", "dev", device, "gso_max_segs", "1"])
+            try await run(in: namespace, "ip", ["link", "set", device, "up"])
+            try await run(in: namespace, "ip", ["link", "set", "lo", "up"])
+        }
+        // The silent addresses: routed to the server side, dropped there without a word.
+        try await inClient("ip", ["route", "add", silentIPv4 + "/32", "via", serverIPv4, "dev", clientSide])
+        try await inClient("ip", ["-6", "route", "add", silentIPv6 + "/128", "via", serverIPv6, "dev", clientSide])
+        try await inServer("ip", ["route", "add", "blackhole", silentIPv4 + "/32"])
+        try await inServer("ip", ["-6", "route", "add", "blackhole", silentIPv6 + "/128"])
+    }
+
+    /// Deletes the namespaces (and with them the link, its routes and rules); safe to call twice.
+    func remove() async {
+        await SystemCommand.attempt("ip", ["-n", clientNamespace, "link", "del", clientSide])
+        await SystemCommand.attempt("ip", ["netns", "del", clientNamespace])
+        await SystemCommand.attempt("ip", ["netns", "del", serverNamespace])
+    }
+
+    /// Deletes namespaces named `ff<pid>r<row>c` or `…s` whose process no longer runs.
+    static func removeStale() async {
+        let namespaces = (try? await SystemCommand.run("ip", ["netns", "list"])) ?? ""
+        for line in namespaces.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            if name.hasSuffix("c") || name.hasSuffix("s"), isStale(String(name.dropLast())) {
+                await SystemCommand.attempt("ip", ["netns", "del", name])
+            }
+        }
+    }
+
+    /// True for a base name of this scheme whose process is gone.
+    private static func isStale(_ base: String) -> Bool {
+        guard base.hasPrefix("ff"), let r = base.firstIndex(of: "r"),
+              let pid = Int32(base[base.index(base.startIndex, offsetBy: 2)..<r]),
+              Int(base[base.index(after: r)...]) != nil else { return false }
+        return pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    // MARK: Commands and threads
+
+    /// Runs `tool` inside the client's namespace.
+    func inClient(_ tool: String, _ arguments: [String]) async throws {
+        try await run(in: clientNamespace, tool, arguments)
+    }
+
+    /// Runs `tool` inside the servers' namespace.
+    func inServer(_ tool: String, _ arguments: [String]) async throws {
+        try await run(in: serverNamespace, tool, arguments)
+    }
+
+    /// Runs `tool` inside `namespace`; returns what it printed.
+    @discardableResult
+    func run(in namespace: String, _ tool: String, _ arguments: [String]) async throws -> String {
+        guard let path = SystemCommand.find(tool) else { throw SystemCommand.Failure(description: "\(tool) is not installed") }
+        return try await SystemCommand.run("ip", ["netns", "exec", namespace, path] + arguments)
+    }
+
+    /// TCP segments retransmitted so far in the client's and the servers' namespace (each one's `/proc/net/snmp`).
+    func retransmissions() async -> (client: Int, server: Int)? {
+        guard let client = await retransmissions(in: clientNamespace), let server = await retransmissions(in: serverNamespace) else {
+            return nil
+        }
+        return (client, server)
+    }
+
+    private func retransmissions(in namespace: String) async -> Int? {
+        guard let snmp = try? await run(in: namespace, "cat", ["/proc/net/snmp"]) else { return nil }
+        let tcp = snmp.split(separator: "\n").filter { $0.hasPrefix("Tcp:") }.map { $0.split(separator: " ") }
+        guard tcp.count == 2, let column = tcp[0].firstIndex(of: "RetransSegs"), column < tcp[1].count else { return nil }
+        return Int(tcp[1][column])
+    }
+
+    /// Moves `loop`'s thread into the client's namespace: the sockets it opens from then on belong there.
+    func joinClient(_ loop: EventLoop) async throws {
+        let path = "/run/netns/" + clientNamespace
+        try await loop.submit { try Self.joinNamespace(at: path) }
+    }
+
+    /// Moves `loop`'s thread into the servers' namespace.
+    func joinServer(_ loop: EventLoop) async throws {
+        let path = "/run/netns/" + serverNamespace
+        try await loop.submit { try Self.joinNamespace(at: path) }
+    }
+
+    /// Moves the calling thread (only it: a network namespace is per thread) into the namespace at `path`.
+    private static func joinNamespace(at path: String) throws {
+        // setns(2) through dlsym: Glibc's Swift module hides it behind _GNU_SOURCE.
+        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns") else {
+            throw SystemCommand.Failure(description: "setns is not in this C library")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemCommand.Failure(description: "open \(path): errno \(errno)") }
+        defer { close(fd) }
+        let cloneNewNet: Int32 = 0x4000_0000
+        guard unsafeBitCast(symbol, to: SetNS.self)(fd, cloneNewNet) == 0 else {
+            throw SystemCommand.Failure(description: "setns \(path): errno \(errno)")
+        }
+    }
+}
