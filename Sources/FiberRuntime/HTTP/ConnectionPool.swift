@@ -11,6 +11,8 @@ actor ConnectionPool: LoopIsolated {
         /// The TLS configuration for https (nil for http): connections made with
         /// different trust, pins or identities never mix.
         let tls: TLSConfiguration?
+        /// The Unix domain socket the origin is reached through, or nil for the network.
+        var socketPath: String? = nil
 
         /// Leaves the TLS configuration to `==`: hashing it (trust roots, pins,
         /// identity) on every lease would cost more than the lease, and a
@@ -21,6 +23,7 @@ actor ConnectionPool: LoopIsolated {
             hasher.combine(host)
             hasher.combine(port)
             hasher.combine(tls == nil)
+            hasher.combine(socketPath)
         }
     }
 
@@ -228,10 +231,17 @@ actor ConnectionPool: LoopIsolated {
         let start = ContinuousClock.now
         var timing = RequestTiming()
         do {
-            let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
-            let resolved = ContinuousClock.now
-            if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = resolved - start }
-            let stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
+            let stream: SocketStream
+            let resolved: ContinuousClock.Instant
+            if let path = key.socketPath {  // a Unix domain socket: no name to resolve; TLS still uses the host
+                stream = try await SocketStream.connect(unixPath: path, on: loop, options: socketOptions)
+                resolved = start
+            } else {
+                let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
+                resolved = ContinuousClock.now
+                if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = resolved - start }
+                stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
+            }
             let connected = ContinuousClock.now
             timing.connect = connected - resolved
             if let tls = key.tls {

@@ -224,7 +224,8 @@ public final class HTTPClient: Sendable {
         let prepared = try await prepare(request, options: options, on: loop)
         let pool = pools[ObjectIdentifier(loop)]!
         let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
-                                     tls: request.target.isSecure ? configuration.tls : nil)
+                                     tls: request.target.isSecure ? configuration.tls : nil,
+                                     socketPath: configuration.unixSocketPath(for: request.target))
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
@@ -291,7 +292,7 @@ public final class HTTPClient: Sendable {
                 length = n
             }
         }
-        let acceptEncoding = configuration.decompression && request.method != "HEAD" ? "gzip, deflate" : nil
+        let acceptEncoding = configuration.decompression && request.method != "HEAD" ? ContentCoding.acceptEncoding : nil
         let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
                                                    bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
         return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,
