@@ -124,6 +124,26 @@ struct UnixSocketHTTPTests {
         }
     }
 
+    /// An https origin pinned to a socket runs TLS over it, verified against the origin's host:
+    /// the test certificate names `localhost`, so another name pinned to the same socket fails TLS.
+    @Test func anHTTPSOriginPinnedToASocketIsVerifiedAgainstItsHost() async throws {
+        let certificates = try await TestCertificates.shared()
+        let path = temporarySocketPath("tls")
+        defer { unlink(path) }
+        var serverConfiguration = TestHTTPServer.Configuration()
+        serverConfiguration.tls = .server(identity: certificates.serverIdentity())
+        try await withClient(configure: {
+            $0.tls = certificates.clientTrustingRoot
+            $0.unixSocketOrigins = ["https://localhost": path, "https://other.invalid": path]
+        }, server: { try await TestHTTPServer.start(unixPath: path, on: $0, configuration: serverConfiguration) }) { client, server in
+            server.route("/secure") { request in .ok("tls for \(request.header("Host") ?? "-")") }
+            let response = try await client.get("https://localhost/secure")
+            #expect(response.body == "tls for localhost".bytes)
+            await expectHTTPError(.tls) { _ = try await client.get("https://other.invalid/secure") }
+            #expect(server.requestCount == 1)
+        }
+    }
+
     @Test func pinnedOriginsThatCannotWorkAreRefusedByValidation() {
         for (origin, path) in [("http://API.example", "/run/a.sock"), ("http://a.example/path", "/run/a.sock"),
                                ("http://a.example:80", "/run/a.sock"), ("ftp://a.example", "/run/a.sock"),
