@@ -19,6 +19,13 @@ let package = Package(
         .library(name: "FiberServiceLifecycle", targets: ["FiberServiceLifecycle"]),
         .executable(name: "fiber-test-pki", targets: ["fiber-test-pki"]),
     ],
+    // Content codings beyond gzip and deflate, each behind a trait (on by default) so that a build
+    // without it needs neither the library nor its headers, and does not advertise the coding.
+    traits: [
+        .default(enabledTraits: ["Brotli", "Zstd"]),
+        .trait(name: "Brotli", description: "Decode `br` response bodies (links libbrotlidec)."),
+        .trait(name: "Zstd", description: "Decode `zstd` response bodies (links libzstd)."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -56,11 +63,17 @@ let package = Package(
         .systemLibrary(name: "CNGHTTP2", path: "CSupport/CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"])]),
         .target(name: "CFiberShims", path: "CSupport/CFiberShims"),
+        .systemLibrary(name: "CBrotli", path: "CSupport/CBrotli", pkgConfig: "libbrotlidec",
+                       providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", path: "CSupport/CZstd", pkgConfig: "libzstd",
+                       providers: [.apt(["libzstd-dev"])]),
 
         .target(
             name: "FiberRuntime",
             dependencies: [
                 "CLibUV", "CLLHTTP", "CZlib", "COpenSSL", "CNGHTTP2", "CFiberShims",
+                .target(name: "CBrotli", condition: .when(traits: ["Brotli"])),
+                .target(name: "CZstd", condition: .when(traits: ["Zstd"])),
                 .product(name: "DequeModule", package: "swift-collections"),
                 // Connection-level events at debug and trace, to a logger the client is given.
                 .product(name: "Logging", package: "swift-log"),

@@ -41,13 +41,17 @@ extension SocketStream {
 
     /// Connects to the Unix domain socket at `path` (a sidecar, `/var/run/docker.sock`).
     ///
-    /// - Throws: `TransportError` (`.connectionRefused` when nobody listens,
-    ///   `.other` with `ENOENT` when there is no such socket); `CancellationError`;
+    /// - Throws: `TransportError`, its `address` `unix:PATH`: `.connectionRefused` when nobody
+    ///   listens, `.noSuchSocket` when there is no such file, `.invalidSocketPath` for a path
+    ///   longer than `sun_path` holds (107 bytes), empty or with a NUL; `CancellationError`;
     ///   `HTTPClient.ConfigurationError` when `options` cannot work.
     public static func connect(
         unixPath path: String, on loop: EventLoop? = nil, options: SocketOptions = SocketOptions()
     ) async throws -> SocketStream {
         try options.validate()
+        if let problem = UnixSocketPath.problem(path) {
+            throw TransportError(.invalidSocketPath, operation: "connect", address: "unix:\(path)", systemMessage: problem)
+        }
         let loop = loop ?? EventLoopGroup.shared.next()
         let once = OnceContinuation<SocketStream>()
         return try await withTaskCancellationHandler {
@@ -62,7 +66,7 @@ extension SocketStream {
                             request.completion = { status in
                                 if status < 0 {
                                     handle.close()
-                                    once.resume(with: .failure(UVError.transportError(status, operation: "connect", address: "unix:\(path)")))
+                                    once.resume(with: .failure(UVError.unixConnectError(status, path: path)))
                                 } else if !once.resume(with: .success(SocketStream(adopting: handle, remoteAddress: .unix(path: path), options: options))) {
                                     handle.close()
                                 }

@@ -32,6 +32,10 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let addressInUse = Kind("address in use")
         /// TLS failed after the handshake (`tls` says how): a corrupt record, an alert, a cut without `close_notify`.
         public static let tls = Kind("TLS failure")
+        /// No Unix domain socket exists at the path (`ENOENT`); `address` names it.
+        public static let noSuchSocket = Kind("no such socket")
+        /// The path cannot name a Unix domain socket (too long for `sun_path`, empty, a NUL); `address` names it.
+        public static let invalidSocketPath = Kind("invalid socket path")
         /// Any other system error; `codeName` holds its libuv name.
         public static let other = Kind("system error")
     }

@@ -58,12 +58,13 @@ public final class TestHTTPServer: Sendable {
         var task: Task<Void, Never>?
     }
 
-    private init(listener: SocketListener, host: String, configuration: Configuration) {
+    private init(listener: SocketListener, host: String, configuration: Configuration, baseURL: String? = nil) {
         self.listener = listener
         self.loop = listener.loop
         self.host = host
         self.port = listener.port
-        self.baseURL = "\(configuration.tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
+        self.baseURL = baseURL
+            ?? "\(configuration.tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
         self.configuration = configuration
     }
 
@@ -77,10 +78,27 @@ public final class TestHTTPServer: Sendable {
         configuration: Configuration = Configuration()
     ) async throws -> TestHTTPServer {
         let listener = try await SocketListener.listen(host: host, port: port, on: loop, options: configuration.socketOptions)
-        let server = TestHTTPServer(listener: listener, host: host, configuration: configuration)
-        let accepting = Task(executorPreference: server.loop) { await server.acceptConnections() }
-        server.state.withLock { $0.acceptTask = accepting }
-        return server
+        return TestHTTPServer(listener: listener, host: host, configuration: configuration).accepting()
+    }
+
+    /// Starts a server listening on the Unix domain socket at `path` (replacing a stale
+    /// socket file there), on `loop`. Its `host` is the path, its `port` 0, and its
+    /// `baseURL` `http+unix://` with the path percent-encoded.
+    ///
+    /// - Throws: `TransportError` when the socket cannot listen.
+    public static func start(
+        unixPath path: String, on loop: EventLoop? = nil, configuration: Configuration = Configuration()
+    ) async throws -> TestHTTPServer {
+        let listener = try await SocketListener.listen(unixPath: path, on: loop, options: configuration.socketOptions)
+        let baseURL = HTTPTarget(scheme: "http+unix", host: path, port: 80, pathAndQuery: "").origin
+        return TestHTTPServer(listener: listener, host: path, configuration: configuration, baseURL: baseURL).accepting()
+    }
+
+    /// This server, once it accepts connections.
+    private func accepting() -> TestHTTPServer {
+        let task = Task(executorPreference: loop) { await self.acceptConnections() }
+        state.withLock { $0.acceptTask = task }
+        return self
     }
 
     /// `baseURL` followed by `path` (which should start with `/`).

@@ -148,7 +148,7 @@ public struct TestRequest: Sendable, CustomStringConvertible {
         while i < bytes.count {
             let byte = bytes[i]
             if byte == UInt8(ascii: "%"), i + 2 < bytes.count,
-               let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) {
+               let high = PercentEncoding.hexValue(bytes[i + 1]), let low = PercentEncoding.hexValue(bytes[i + 2]) {
                 out.append(high << 4 | low)
                 i += 3
             } else {
@@ -159,12 +159,4 @@ public struct TestRequest: Sendable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

@@ -15,8 +15,11 @@ public final class TestWebSocketServer: Sendable {
     public let loop: EventLoop
     /// The port it listens on (127.0.0.1).
     public let port: Int
-    /// `ws://127.0.0.1:PORT/` (`wss://` with TLS).
-    public var url: String { "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(port)/" }
+    /// `ws://127.0.0.1:PORT/` (`wss://` with TLS), or `ws+unix://ENCODED-PATH/` on a Unix socket.
+    public var url: String {
+        if let path = listener.localAddress.path { return HTTPTarget(scheme: "ws+unix", host: path, port: 80, pathAndQuery: "/").description }
+        return "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(port)/"
+    }
     /// The server side of TLS, when it serves `wss://`.
     public let tls: TLSConfiguration?
     /// Every frame received from clients, in order, unmasked.
@@ -47,13 +50,18 @@ public final class TestWebSocketServer: Sendable {
         (clientFrames, frameSink) = AsyncStream.makeStream()
     }
 
-    /// Starts listening on 127.0.0.1 at a free port; with `tls` (a server
-    /// configuration, such as `TestCertificates`' identity) it serves `wss://`.
+    /// Starts listening on 127.0.0.1 at a free port, or on the Unix socket at
+    /// `unixPath` (`ws+unix://`); with `tls` (a server configuration, such as
+    /// `TestCertificates`' identity) it serves `wss://`.
     ///
     /// - Throws: `TransportError` when the socket cannot listen.
     public static func start(behavior: Behavior = .echo, handshake: Handshake = Handshake(), tls: TLSConfiguration? = nil,
-                             on loop: EventLoop? = nil, backlog: Int32 = 511) async throws -> TestWebSocketServer {
-        let listener = try await SocketListener.listen(host: "127.0.0.1", port: 0, backlog: backlog, on: loop)
+                             on loop: EventLoop? = nil, backlog: Int32 = 511, unixPath: String? = nil) async throws -> TestWebSocketServer {
+        let listener = if let unixPath {
+            try await SocketListener.listen(unixPath: unixPath, backlog: backlog, on: loop)
+        } else {
+            try await SocketListener.listen(host: "127.0.0.1", port: 0, backlog: backlog, on: loop)
+        }
         let server = TestWebSocketServer(listener: listener, behavior: behavior, handshake: handshake, tls: tls)
         let task = Task(executorPreference: server.loop) { await server.acceptConnections() }
         server.state.withLock { $0.acceptTask = task }

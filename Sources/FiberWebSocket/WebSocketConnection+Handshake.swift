@@ -22,9 +22,13 @@ extension WebSocketConnection {
         let request = try handshake.request(path: url.pathAndQuery, hostHeader: url.hostHeader, headers: headers)
         let stream: SocketStream
         do {
-            stream = try await SocketStream.connect(host: url.host, port: url.port, on: loop)
+            if let path = url.unixSocketPath {  // ws+unix://
+                stream = try await SocketStream.connect(unixPath: path, on: loop)
+            } else {
+                stream = try await SocketStream.connect(host: url.host, port: url.port, on: loop)
+            }
         } catch let error as TransportError {
-            throw WebSocketError(.transport, "cannot connect to \(url.hostHeader)", transport: error)
+            throw WebSocketError(.transport, "cannot connect to \(url.unixSocketPath ?? url.hostHeader)", transport: error)
         }
         if url.isSecure {
             do {

@@ -1,11 +1,12 @@
-import FiberRuntime
+@testable import FiberRuntime
 import FiberTesting
 import Testing
 
-/// A group, a loopback test server and a client on it; afterwards checks that
-/// the client left no connection leased or waiting, then shuts all down.
+/// A group, a loopback test server (or the one `server` starts) and a client on it;
+/// afterwards checks that the client left no connection leased or waiting, then shuts all down.
 func withClient<T>(
     configure: (inout HTTPClient.Configuration) -> Void = { _ in },
+    server start: (EventLoop) async throws -> TestHTTPServer = { try await TestHTTPServer.start(on: $0) },
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (HTTPClient, TestHTTPServer) async throws -> T
 ) async throws -> T {
@@ -14,7 +15,7 @@ func withClient<T>(
     configuration.readIdleTimeout = .seconds(10)
     configure(&configuration)
     let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
-    let server = try await TestHTTPServer.start(on: group.loops[0])
+    let server = try await start(group.loops[0])
     do {
         let result = try await body(client, server)
         let stats = await client.statistics()
@@ -49,6 +50,17 @@ func statistics(of client: HTTPClient, within timeout: Duration = .seconds(5),
         stats = await client.statistics()
     }
     return stats
+}
+
+/// The body of a streamed GET of `url`, each chunk checked to be at most one inflater chunk.
+func streamedBody(_ client: HTTPClient, _ url: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [UInt8] {
+    let streamed = try await client.stream(HTTPClientRequest(url: url))
+    var all: [UInt8] = []
+    for try await chunk in streamed.body {
+        #expect(chunk.count <= Inflater.chunkSize, sourceLocation: sourceLocation)
+        all += chunk
+    }
+    return all
 }
 
 /// Expects `body` to throw an `HTTPClientError` of `kind`.

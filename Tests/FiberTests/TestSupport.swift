@@ -50,6 +50,7 @@ final class Counter: Sendable {
 /// client on a private group; everything is shut down afterwards.
 func withLiveServer<T>(
     configure: (inout HTTPClient.Configuration) -> Void = { _ in },
+    server start: (EventLoop) async throws -> TestHTTPServer = { try await TestHTTPServer.start(on: $0) },
     _ body: (TestHTTPServer, HTTPTransport) async throws -> T
 ) async throws -> T {
     let group = EventLoopGroup(loopCount: 1, name: "fiber-api-test")
@@ -57,7 +58,7 @@ func withLiveServer<T>(
     configuration.readIdleTimeout = .seconds(10)
     configure(&configuration)
     let transport = HTTPTransport(eventLoopGroup: group, configuration: configuration)
-    let server = try await TestHTTPServer.start(on: group.loops[0])
+    let server = try await start(group.loops[0])
     do {
         let result = try await body(server, transport)
         await transport.shutdown()

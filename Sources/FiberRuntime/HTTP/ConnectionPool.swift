@@ -15,6 +15,8 @@ actor ConnectionPool: LoopIsolated {
         /// A cleartext connection speaks HTTP/2 with prior knowledge (h2c);
         /// over TLS, HTTP/2 is required (ALPN `h2` alone).
         var requiresHTTP2 = false
+        /// The Unix domain socket the origin is reached through, or nil for the network.
+        var socketPath: String? = nil
 
         /// Leaves the TLS configuration to `==`: hashing it (trust roots, pins,
         /// identity) on every lease would cost more than the lease, and a
@@ -26,6 +28,7 @@ actor ConnectionPool: LoopIsolated {
             hasher.combine(port)
             hasher.combine(tls == nil)
             hasher.combine(requiresHTTP2)
+            hasher.combine(socketPath)
         }
     }
 
@@ -256,10 +259,17 @@ actor ConnectionPool: LoopIsolated {
         let start = ContinuousClock.now
         var timing = RequestTiming()
         do {
-            let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
-            let resolved = ContinuousClock.now
-            if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = resolved - start }
-            let stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
+            let stream: SocketStream
+            let resolved: ContinuousClock.Instant
+            if let path = key.socketPath {  // a Unix domain socket: no name to resolve; TLS still uses the host
+                stream = try await SocketStream.connect(unixPath: path, on: loop, options: socketOptions)
+                resolved = start
+            } else {
+                let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
+                resolved = ContinuousClock.now
+                if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = resolved - start }
+                stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
+            }
             let connected = ContinuousClock.now
             timing.connect = connected - resolved
             var speaksHTTP2 = key.tls == nil && key.requiresHTTP2

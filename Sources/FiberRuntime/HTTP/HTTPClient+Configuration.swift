@@ -37,12 +37,18 @@ extension HTTPClient {
         public var maxHeaderBytes = 64 * 1024
         /// Which redirects are followed (default: up to 10, never https → http).
         public var redirects = RedirectPolicy()
-        /// Send `Accept-Encoding: gzip, deflate` and inflate such responses (default on).
+        /// Send `Accept-Encoding` naming every coding built in (`HTTPClient.contentCodings`:
+        /// `gzip, deflate, br, zstd` by default) and decode such responses (default on).
         public var decompression = true
         /// Inflated bodies stop past this ratio to their compressed size (default 1000).
         public var maxDecompressionRatio = 1000
         /// Socket options, connect timeout (`socket.connectTimeout`, default 10 s) and Happy Eyeballs delay.
         public var socket = SocketOptions()
+        /// Origins served over a Unix domain socket instead of the network: origin
+        /// (`http://api.local`, `https://api.local:8443`, as `HTTPTarget.origin` writes it)
+        /// to socket path. Requests keep their URL, `Host` and TLS name; only the
+        /// connection goes to the socket. Default: none (see `HTTPClient+UnixSocketOrigins`).
+        public var unixSocketOrigins: [String: String] = [:]
         /// Streamed bodies stop reading the socket when this much waits unread (default 256 KiB).
         public var streamHighWatermark = 256 * 1024
         /// TLS for https origins (default: the system's trust store, full verification, TLS 1.2 at least).
@@ -108,6 +114,7 @@ extension HTTPClient {
             try Check.require(maxDecompressionRatio >= 1, "maxDecompressionRatio", "must be at least 1, not \(maxDecompressionRatio)")
             try socket.validate()
             try http2.validate()
+            try validateUnixSocketOrigins()
             // Streamed bodies resume reading at a quarter of it.
             try Check.require(streamHighWatermark >= 1, "streamHighWatermark", "must be at least 1, not \(streamHighWatermark)")
         }

@@ -238,7 +238,8 @@ public final class HTTPClient: Sendable {
         let policy = options.httpVersion ?? configuration.httpVersion
         let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
                                      tls: request.target.isSecure ? tlsByPolicy[policy] : nil,
-                                     requiresHTTP2: policy == .http2PriorKnowledge)
+                                     requiresHTTP2: policy == .http2PriorKnowledge,
+                                     socketPath: configuration.unixSocketPath(for: request.target))
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
@@ -315,7 +316,7 @@ public final class HTTPClient: Sendable {
                 length = n
             }
         }
-        let acceptEncoding = configuration.decompression && request.method != "HEAD" ? "gzip, deflate" : nil
+        let acceptEncoding = configuration.decompression && request.method != "HEAD" ? ContentCoding.acceptEncoding : nil
         let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
                                                    bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
         return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,

@@ -21,12 +21,13 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// The `Host` header value: the host, bracketed if IPv6, and the port unless it is the default.
     public var hostHeader: String {
+        if isUnixSocket { return Self.unixSocketHostHeader }
         let name = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
     }
 
     /// The origin (scheme, host, port) as text; redirects compare origins.
-    public var origin: String { "\(scheme)://\(hostHeader)" }
+    public var origin: String { isUnixSocket ? unixSocketOrigin : "\(scheme)://\(hostHeader)" }
 
     /// The URL as text: the origin, then the path and query.
     public var description: String { origin + pathAndQuery }
@@ -65,6 +66,8 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     package init(_ url: String, schemes: Schemes) throws(HTTPClientError) {
         if let plain = HTTPTarget.parsePlain(url, schemes: schemes) {
             self = plain
+        } else if let socket = try HTTPTarget.parseUnixSocket(url, schemes: schemes) {
+            self = socket
         } else {
             self = try HTTPTarget.parseWithURL(url, schemes: schemes)
         }

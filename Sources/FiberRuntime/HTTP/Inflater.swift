@@ -1,9 +1,11 @@
-/// Inflates a `gzip` or `deflate` body as its bytes arrive (through
-/// `ZlibStream`), bounded against decompression bombs: it stops past `maxSize`
-/// output bytes, or once the output exceeds `maxRatio` times the compressed
-/// bytes zlib actually took (checked past the first MiB, so small, highly
-/// compressible bodies pass). Output is made one chunk at a time and each limit
-/// is checked after each chunk, so a bomb fails within one chunk of its limit.
+/// Decodes a compressed body (`gzip`, `deflate`, and `br` and `zstd` when built
+/// in: see `ContentCoding`) as its bytes arrive, through the coding's
+/// `ContentDecoder`, bounded against decompression bombs: it stops past
+/// `maxSize` output bytes, or once the output exceeds `maxRatio` times the
+/// compressed bytes the decoder actually took (checked past the first MiB, so
+/// small, highly compressible bodies pass). Output is made one chunk at a time
+/// and each limit is checked after each chunk, so a bomb fails within one chunk
+/// of its limit, whatever its coding.
 final class Inflater {
     struct Limits: Sendable, Hashable {
         var maxSize: Int
@@ -13,37 +15,39 @@ final class Inflater {
     /// Output is made in chunks of this size.
     static let chunkSize = 64 * 1024
 
-    private var stream: ZlibStream
+    private let decoder: any ContentDecoder
     private let limits: Limits
-    /// Compressed bytes zlib has taken.
+    /// Compressed bytes the decoder has taken.
     private var consumed = 0
     private var produced = 0
-    private var rawDeflateTried = false
     private let encoding: String
     private let scratch: UnsafeMutableBufferPointer<UInt8>
     /// The compressed stream ended; bytes after it are ignored, unless they
-    /// begin another gzip member.
+    /// begin another stream of the same coding (a gzip member, a zstd frame).
     private(set) var finished = false
-    /// zlib filled the last chunk whole and may hold more output: call again, even without input.
+    /// The decoder filled the last chunk whole and may hold more output: call again, even without input.
     private(set) var hasPendingOutput = false
 
-    /// - Throws: `HTTPClientError` `.decompressionFailed` if zlib cannot start.
+    /// - Throws: `HTTPClientError` `.decompressionFailed` if the coding is not one this build
+    ///   decodes, or its decoder cannot start.
     init(encoding: String, limits: Limits) throws(HTTPClientError) {
-        self.encoding = encoding
-        self.limits = limits
-        // zlib tells a gzip from a zlib header by itself.
-        do {
-            stream = try ZlibStream(inflating: .gzipOrZlib)
-        } catch {
-            throw HTTPClientError(.decompressionFailed, "zlib could not start")
+        guard let coding = ContentCoding(contentEncoding: encoding) else {
+            throw HTTPClientError(.decompressionFailed, "no decoder for \(encoding)")
         }
-        // Allocated last: nothing is left to free when the stream cannot start.
+        self.encoding = coding.rawValue
+        self.limits = limits
+        do {
+            decoder = try coding.makeDecoder()
+        } catch {
+            throw HTTPClientError(.decompressionFailed, "\(coding.rawValue) could not start: \(error)")
+        }
+        // Allocated last: nothing is left to free when the decoder cannot start.
         scratch = .allocate(capacity: Inflater.chunkSize)
     }
 
     deinit { scratch.deallocate() }
 
-    /// Inflates `input`, appending to `output`, until zlib has taken all of it
+    /// Inflates `input`, appending to `output`, until the decoder has taken all of it
     /// and given all it can, or `maxOutput` bytes were appended (then call
     /// again with the rest of the input, or none if `hasPendingOutput`).
     ///
@@ -64,31 +68,19 @@ final class Inflater {
     private func inflate(_ input: UnsafeRawBufferPointer, maxOutput: Int,
                          emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(HTTPClientError) -> Int {
         if finished {
-            guard beginsGzipMember(input) else { return input.count }
-            stream.reset()
+            guard decoder.continues(with: input) else { return input.count }
             finished = false
         }
         var offset = 0
         let consumedBefore = consumed
         var appended = 0
         while true {
-            // Never more than `maxOutput` in one call, however the members and chunks fall.
+            // Never more than `maxOutput` in one call, however the streams and chunks fall.
             let room = min(scratch.count, maxOutput - appended)
-            let step: ZlibStream.Step
-            do throws(ZlibError) {
+            let step: ContentDecodingStep
+            do throws(ContentDecodingError) {
                 let room = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: scratch[..<room]))
-                step = try stream.step(UnsafeRawBufferPointer(rebasing: input[offset...]), into: room, flush: .none)
-            } catch where error.isCorruptData && !rawDeflateTried && produced == 0 && consumedBefore == 0 && encoding == "deflate" {
-                // Some servers send raw deflate (no zlib header) as "deflate": start over on the same bytes.
-                rawDeflateTried = true
-                do {
-                    stream = try ZlibStream(inflating: .raw(windowBits: 15))
-                } catch {
-                    throw HTTPClientError(.decompressionFailed, "zlib could not start")
-                }
-                offset = 0
-                consumed = 0
-                continue
+                step = try decoder.step(UnsafeRawBufferPointer(rebasing: input[offset...]), into: room)
             } catch {
                 throw HTTPClientError(.decompressionFailed, "corrupt \(encoding) data (\(error))")
             }
@@ -106,26 +98,19 @@ final class Inflater {
             hasPendingOutput = step.written == room
             if step.ended {
                 hasPendingOutput = false
-                // RFC 1952 §2.2: a gzip body may be several members, one after another (zlib stops at each).
-                if beginsGzipMember(UnsafeRawBufferPointer(rebasing: input[offset...])) {
-                    stream.reset()
-                    if appended >= maxOutput { break }  // the next call goes on with the next member
+                // Another gzip member or zstd frame may follow (the decoder stops at each).
+                if decoder.continues(with: UnsafeRawBufferPointer(rebasing: input[offset...])) {
+                    if appended >= maxOutput { break }  // the next call goes on with the next stream
                     continue
                 }
                 finished = true
                 return input.count
             }
             if offset == input.count && !hasPendingOutput { break }
-            if step.taken == 0 && step.written == 0 { break }  // zlib can do nothing more with what it has
+            if step.taken == 0 && step.written == 0 { break }  // the decoder can do nothing more with what it has
             if appended >= maxOutput { break }
         }
         return consumed - consumedBefore
-    }
-
-    /// True when `bytes` start with gzip's magic number (its first byte, if that is all there is).
-    private func beginsGzipMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard encoding == "gzip", let first = bytes.first, first == 0x1f else { return false }
-        return bytes.count < 2 || bytes[1] == 0x8b
     }
 
     /// Inflates `input`, appending to `output`: as above, over an array.
@@ -147,11 +132,7 @@ final class Inflater {
 
     /// The content coding of a response that this client inflates, if any.
     static func coding(of headers: HTTPHeaders) -> String? {
-        guard let value = headers["Content-Encoding"]?.trimmingSpaces().lowercased() else { return nil }
-        switch value {
-        case "gzip", "x-gzip": return "gzip"
-        case "deflate": return "deflate"
-        default: return nil
-        }
+        guard let value = headers["Content-Encoding"] else { return nil }
+        return ContentCoding(contentEncoding: value)?.rawValue
     }
 }
