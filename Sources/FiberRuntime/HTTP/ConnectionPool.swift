@@ -11,6 +11,9 @@ actor ConnectionPool: LoopIsolated {
         /// The TLS configuration for https (nil for http): connections made with
         /// different trust, pins or identities never mix.
         let tls: TLSConfiguration?
+        /// The proxy its connections go through (nil: direct): connections through
+        /// different proxies, or none, never mix.
+        var proxy: ProxyServer? = nil
 
         /// Leaves the TLS configuration to `==`: hashing it (trust roots, pins,
         /// identity) on every lease would cost more than the lease, and a
@@ -21,6 +24,7 @@ actor ConnectionPool: LoopIsolated {
             hasher.combine(host)
             hasher.combine(port)
             hasher.combine(tls == nil)
+            hasher.combine(proxy?.port)
         }
     }
 
@@ -228,12 +232,18 @@ actor ConnectionPool: LoopIsolated {
         let start = ContinuousClock.now
         var timing = RequestTiming()
         do {
-            let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
-            let resolved = ContinuousClock.now
-            if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = resolved - start }
-            let stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
+            let stream: SocketStream
+            if let proxy = key.proxy {
+                // The proxy resolves the origin's name (SOCKS5, CONNECT) or is sent it (forwarding).
+                stream = try await ProxyTunnel.connect(through: proxy, scheme: key.scheme, host: key.host, port: key.port,
+                                                       on: loop, options: socketOptions, resolver: resolver)
+            } else {
+                let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)
+                if SocketAddress(ipLiteral: key.host, port: key.port) == nil { timing.dns = .now - start }
+                stream = try await SocketStream.connect(to: addresses, host: key.host, on: loop, options: socketOptions)
+            }
             let connected = ContinuousClock.now
-            timing.connect = connected - resolved
+            timing.connect = connected - start - (timing.dns ?? .zero)
             if let tls = key.tls {
                 try await stream.handshake(tls, host: key.host, port: key.port, timeout: socketOptions.connectTimeout)
                 timing.tls = .now - connected
