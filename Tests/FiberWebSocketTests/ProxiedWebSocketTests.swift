@@ -5,10 +5,13 @@ import Foundation
 import Testing
 
 /// `ws://` and `wss://` through an HTTP proxy's `CONNECT` tunnel (a real
-/// tinyproxy), and a proxy's refusal as a typed `WebSocketError`.
-@Suite(.serialized, .timeLimit(.minutes(2)),
-       .enabled(if: ProxyProcess.hasTinyproxy, "tinyproxy is not installed at /usr/bin/tinyproxy (Scripts/setup installs it)"))
+/// tinyproxy) and through SOCKS5 (the Python peer), and a proxy's refusal as a
+/// typed `WebSocketError`.
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ProxiedWebSocketTests {
+    static let tinyproxy = Testing.ConditionTrait.enabled(
+        if: ProxyProcess.hasTinyproxy, "tinyproxy is not installed at /usr/bin/tinyproxy (Scripts/setup installs it)")
+
     static func echo(_ url: String, _ configuration: WebSocketConfiguration) async throws -> WebSocketMessage? {
         let socket = try await WebSocketClient.open(url, configuration: configuration)
         try await socket.send(.text("through the tunnel"))
@@ -21,7 +24,7 @@ struct ProxiedWebSocketTests {
         return echoed
     }
 
-    @Test func wssAndWsGoThroughConnect() async throws {
+    @Test(tinyproxy) func wssAndWsGoThroughConnect() async throws {
         let proxy = try await ProxyProcess.tinyproxy("BasicAuth alice s3cret")
         let certificates = try await TestCertificates.shared()
         let secure = try await TestWebSocketServer.start(tls: .server(identity: certificates.serverIdentity()))
@@ -43,7 +46,7 @@ struct ProxiedWebSocketTests {
         await proxy.stop()
     }
 
-    @Test func aRefusedTunnelIsAProxyError() async throws {
+    @Test(tinyproxy) func aRefusedTunnelIsAProxyError() async throws {
         let proxy = try await ProxyProcess.tinyproxy("BasicAuth alice s3cret")
         let plain = try await TestWebSocketServer.start()
         var configuration = WebSocketConfiguration()
@@ -57,5 +60,16 @@ struct ProxiedWebSocketTests {
         #expect(plain.requests.isEmpty)
         await plain.shutdown()
         await proxy.stop()
+    }
+
+    @Test func wsGoesThroughSOCKS5WithCredentials() async throws {
+        let peer = try PythonPeer(script: "socks5_peer.py", arguments: ["--user", "bob", "--password", "hunter2"])
+        defer { peer.stop() }
+        let plain = try await TestWebSocketServer.start()
+        var configuration = WebSocketConfiguration()
+        configuration.proxy = .url("socks5h://bob:hunter2@127.0.0.1:\(peer.port)")
+        let echoed = try await Self.echo("ws://localhost:\(plain.port)/", configuration)
+        #expect(echoed == .text("through the tunnel"))
+        await plain.shutdown()
     }
 }
