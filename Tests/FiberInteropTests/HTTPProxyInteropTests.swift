@@ -128,6 +128,19 @@ struct HTTPProxyInteropTests {
         }
     }
 
+    @Test func aProxyThatAcceptsAndSaysNothingTimesOut() async throws {
+        // Listens, and never answers what it is sent.
+        let silent = try await SocketListener.listen(host: "127.0.0.1", port: 0)
+        try await withClient(configure: {
+            $0.proxy = .http(host: "127.0.0.1", port: silent.port)
+            $0.socket.connectTimeout = .milliseconds(300)
+        }) { client in
+            let failure = await proxyFailure { _ = try await client.execute(request("https://127.0.0.1:9/")) }
+            #expect(failure?.reason == .timedOut && failure?.destination == "127.0.0.1:9", "\(String(describing: failure))")
+        }
+        await silent.close()
+    }
+
     @Test func proxiedAndDirectConnectionsNeverMix() async throws {
         try await withProxy({ try await .tinyproxy() }) { proxy in
             try await withOrigin { origin, _ in
