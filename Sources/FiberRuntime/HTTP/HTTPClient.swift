@@ -60,7 +60,8 @@ public final class HTTPClient: Sendable {
     ///   error; `.malformedResponse`, `.headersTooLarge`, `.bodyTooLarge`,
     ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`, `.responseHeadTimeout`, `.tls` (a refused
     ///   certificate, a pin mismatch, a cut without `close_notify`: `tls` says which),
-    ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
+    ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`,
+    ///   `.proxy` (the configured proxy unreachable, refusing, wanting credentials, malformed or silent: `proxy` says which).
     ///   `HTTPClient.ConfigurationError` before anything else when the client's configuration or `options`
     ///   cannot work.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
