@@ -13,11 +13,16 @@ struct FiberProxyInteropTests {
         try await withProxy({ try await .tinyproxy() }) { proxy in
             try await withOrigin { origin, _ in
                 let fiber = Fiber(origin.url("")) {
-                    $0.http.proxy = .environment(variables: ["http_proxy": "127.0.0.1:\(proxy.port)", "no_proxy": "example.com"])
+                    $0.http.proxy = .environment(variables: ["http_proxy": "127.0.0.1:\(proxy.port)", "no_proxy": "localhost"])
                 }
                 let response = try await fiber.get("/hello")
                 #expect(response.statusCode == 200)
                 #expect(origin.lastRequest?.headers.first(name: "Via")?.contains("fiber-test-proxy") == true)
+                // NO_PROXY sends localhost direct: the origin sees no proxy's Via.
+                let direct = try await fiber.get("http://localhost:\(origin.port)/hello")
+                #expect(direct.statusCode == 200)
+                #expect(origin.lastRequest?.headers.contains(name: "Via") == false)
+                #expect(origin.requestCount == 2)
             }
         }
     }
