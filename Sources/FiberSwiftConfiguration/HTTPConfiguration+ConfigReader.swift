@@ -27,6 +27,10 @@ extension Fiber.HTTPConfiguration {
     ///   true), `socket.keepAlive` (seconds or `"none"`, default none),
     ///   `socket.readHighWatermark`, `socket.readLowWatermark` (bytes, defaults 262144, 65536).
     /// - `tls.…`: read by `Fiber.TLSConfiguration(configReader:)`.
+    /// - `proxy.url` (a secret string, default `none`): `none`, `environment` (the
+    ///   `HTTP_PROXY` family, `Docs/Proxies.md`), or a proxy URL (`http://user:password@host:port`,
+    ///   `socks5://…`); `proxy.noProxy` (string, default empty): hosts a URL's proxy leaves
+    ///   alone, in `NO_PROXY`'s syntax.
     ///
     /// The result then passes `validate()`, so a value out of range or a pair
     /// that cannot work together throws now rather than on every request.
@@ -48,6 +52,7 @@ extension Fiber.HTTPConfiguration {
         if let allows = try redirects.bool("allowHTTPSToHTTP") { http.redirects.allowHTTPSToHTTP = allows }
         http.socket = try Fiber.SocketOptions.read(keys.scoped(to: "socket"))
         http.tls = try Fiber.TLSConfiguration.read(keys.scoped(to: "tls"))
+        try http.readProxy(keys.scoped(to: "proxy"))
         do {
             try http.validate()
         } catch {
@@ -62,6 +67,23 @@ extension Fiber.HTTPConfiguration {
         if let count = try keys.int("maxIdleConnectionsPerHost") { maxIdleConnectionsPerHost = count }
         if let timeout = try keys.duration("idleTimeout") { idleTimeout = timeout }
         if let lifetime = try keys.durationOrNone("maxConnectionLifetime") { maxConnectionLifetime = lifetime }
+    }
+
+    /// `proxy.url` and `proxy.noProxy`, checked here so that a bad URL blames its own key.
+    private mutating func readProxy(_ keys: StrictConfigReader) throws(FiberConfigurationError) {
+        let noProxy = try keys.string("noProxy") ?? ""
+        guard let text = try keys.string("url", isSecret: true) else { return }
+        switch text {
+        case "none": proxy = .none
+        case "environment": proxy = .environment
+        default: proxy = .url(text, noProxy: noProxy)
+        }
+        do {
+            try proxy.validate()
+        } catch {
+            // A variable of the environment names itself ("proxy (HTTPS_PROXY)").
+            throw keys.error("url", error.setting == "proxy" ? error.reason : "\(error.setting) \(error.reason)")
+        }
     }
 
     private mutating func readLimits(_ keys: StrictConfigReader) throws(FiberConfigurationError) {

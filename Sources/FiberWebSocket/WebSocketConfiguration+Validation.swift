@@ -1,3 +1,5 @@
+import FiberRuntime
+
 extension WebSocketConfiguration {
     /// Checks that every value can work: sizes in range, durations positive,
     /// the receive watermarks with the low one below the high one, and the
@@ -24,6 +26,11 @@ extension WebSocketConfiguration {
             }
             try Self.require(compression.minimumSizeToCompress >= 0,
                              "compression.minimumSizeToCompress must not be negative (\(compression.minimumSizeToCompress))")
+        }
+        do throws(HTTPClient.ConfigurationError) {
+            try proxy.validate()
+        } catch {
+            throw WebSocketError(.invalidConfiguration, "\(error.setting) \(error.reason)")
         }
     }
 

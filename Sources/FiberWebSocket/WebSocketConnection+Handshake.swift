@@ -18,17 +18,23 @@ extension WebSocketConnection {
     /// - Throws: `WebSocketError` (`.upgradeFailed`, `.handshakeFailed`,
     ///   `.invalidHeader`, `.transport`); `CancellationError` on timeout.
     static func handshake(url: HTTPTarget, headers: HTTPHeaders, handshake: WebSocketHandshake,
-                          tls: TLSConfiguration, loop: EventLoop) async throws -> Opened {
+                          tls: TLSConfiguration, proxy: ProxyServer? = nil, loop: EventLoop) async throws -> Opened {
         let request = try handshake.request(path: url.pathAndQuery, hostHeader: url.hostHeader, headers: headers)
         let stream: SocketStream
         do {
             if let path = url.unixSocketPath {  // ws+unix://
                 stream = try await SocketStream.connect(unixPath: path, on: loop)
+            } else if let proxy {
+                // ws and wss alike go through a tunnel (CONNECT or SOCKS5): the upgrade is the origin's.
+                stream = try await ProxyTunnel.connect(through: proxy, scheme: url.scheme, host: url.host, port: url.port,
+                                                       on: loop, options: SocketOptions())
             } else {
                 stream = try await SocketStream.connect(host: url.host, port: url.port, on: loop)
             }
         } catch let error as TransportError {
             throw WebSocketError(.transport, "cannot connect to \(url.unixSocketPath ?? url.hostHeader)", transport: error)
+        } catch let error as ProxyFailure {
+            throw WebSocketError(.proxy, error.description, status: error.status, transport: error.transport, proxy: error)
         }
         if url.isSecure {
             do {

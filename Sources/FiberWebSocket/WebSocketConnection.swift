@@ -90,8 +90,10 @@ public actor WebSocketConnection: FiberWebSocket {
                                            deflate: configuration.compression)
         let opened: Opened
         do {
+            // Validated before the connection started: the selector's errors cannot happen here.
+            let proxy = try configuration.proxy.selector().proxy(for: url)
             opened = try await loop.withTimeout(configuration.connectTimeout) { [loop, tls = configuration.tls] in
-                try await Self.handshake(url: url, headers: headers, handshake: handshake, tls: tls, loop: loop)
+                try await Self.handshake(url: url, headers: headers, handshake: handshake, tls: tls, proxy: proxy, loop: loop)
             }
         } catch {
             let failure = error as? WebSocketError

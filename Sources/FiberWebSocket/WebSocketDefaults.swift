@@ -43,6 +43,9 @@ public struct WebSocketConfiguration: Sendable {
         tls.releasesIdleBuffers = true
         return tls
     }()
+    /// The proxy the connection goes through (default `.none`: direct): an HTTP
+    /// proxy by `CONNECT` for both `ws://` and `wss://`, or SOCKS5.
+    public var proxy: ProxyConfiguration = .none
 
     /// The defaults above.
     public init() {}

@@ -41,6 +41,8 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
         /// A `WebSocketConfiguration` value cannot work (a zero timeout, inverted watermarks, …):
         /// found before anything connects.
         public static let invalidConfiguration = Kind("invalid configuration")
+        /// The proxy would not open a tunnel (`proxy` says why).
+        public static let proxy = Kind("proxy failed")
     }
 
     /// What failed.
@@ -57,13 +59,17 @@ public struct WebSocketError: Error, Sendable, Hashable, CustomStringConvertible
     public let headers: HTTPHeaders?
     /// The socket's error, for `.transport`.
     public let transport: TransportError?
+    /// The proxy's failure, for `.proxy`.
+    public let proxy: ProxyFailure?
 
     /// The TLS failure underneath, for `.tls` (and a `.transport` failure after the handshake).
     public var tls: TLSError? { transport?.tls }
 
     /// An error of `kind`, with a message for people and what else is known.
     public init(_ kind: Kind, _ message: String, closeCode: UInt16? = nil, status: Int? = nil,
-                body: [UInt8]? = nil, headers: HTTPHeaders? = nil, transport: TransportError? = nil) {
+                body: [UInt8]? = nil, headers: HTTPHeaders? = nil, transport: TransportError? = nil,
+                proxy: ProxyFailure? = nil) {
+        self.proxy = proxy
         self.kind = kind
         self.message = message
         self.closeCode = closeCode

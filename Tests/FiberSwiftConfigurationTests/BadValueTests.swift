@@ -77,6 +77,8 @@ struct BadValueTests {
         Case("http.redirects.maxRedirects", .int(-1)),
         Case("http.maxDecompressionRatio", .int(0)),
         Case("http.streamHighWatermark", .int(0)),
+        Case("http.proxy.url", .string("ftp://user:secret@proxy:21")),
+        Case("http.proxy.url", .string("http://proxy:70000")),
         Case("http.socket.readLowWatermark", .int(300_000)),
     ]
 

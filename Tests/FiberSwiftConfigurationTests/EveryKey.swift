@@ -71,6 +71,9 @@ struct EveryKey {
             entry("http.tls.sessionResumption", .bool(false), "HTTP_TLS_SESSION_RESUMPTION", "false"),
             entry("http.tls.verifiedChainLifetime", .string("none"), "HTTP_TLS_VERIFIED_CHAIN_LIFETIME", "none"),
             entry("http.tls.releasesIdleBuffers", .bool(true), "HTTP_TLS_RELEASES_IDLE_BUFFERS", "true"),
+            entry("http.proxy.url", .string("http://user:secret@127.0.0.1:3128"), "HTTP_PROXY_URL",
+                  "http://user:secret@127.0.0.1:3128", secret: true),
+            entry("http.proxy.noProxy", .string("localhost,.internal"), "HTTP_PROXY_NO_PROXY", "localhost,.internal"),
         ]
     }
 
@@ -119,6 +122,7 @@ struct EveryKey {
         socket.readHighWatermark = 524_288
         socket.readLowWatermark = 131_072
         #expect(http.socket == socket)
+        #expect(http.proxy == .url("http://user:secret@127.0.0.1:3128", noProxy: "localhost,.internal"))
         try expectApplied(to: http.tls)
     }
 

@@ -48,6 +48,18 @@ extension Fiber {
     public typealias HTTPHeaders = FiberRuntime.HTTPHeaders
     /// `HTTPRequestBody`, spelled so that it cannot clash.
     public typealias HTTPRequestBody = FiberRuntime.HTTPRequestBody
+    /// Whether and through which proxy requests go (`HTTPConfiguration.proxy`).
+    public typealias ProxyConfiguration = FiberRuntime.ProxyConfiguration
+    /// One proxy: HTTP or SOCKS5, where it listens, its credentials.
+    public typealias ProxyServer = FiberRuntime.ProxyServer
+    /// A proxy's user name and password, never printed.
+    public typealias ProxyCredentials = FiberRuntime.ProxyCredentials
+    /// The proxies `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` name.
+    public typealias ProxyEnvironment = FiberRuntime.ProxyEnvironment
+    /// The hosts that bypass a proxy (a `NO_PROXY` value).
+    public typealias NoProxyList = FiberRuntime.NoProxyList
+    /// A proxy that would not carry a request, inside `HTTPClientError`.
+    public typealias ProxyFailure = FiberRuntime.ProxyFailure
 }
 
 // The module's own types need a module selector to be named from inside the

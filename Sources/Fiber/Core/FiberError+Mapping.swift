@@ -9,7 +9,7 @@ extension FiberError {
     /// | `CancellationError`, `HTTPClientError.cancelled` | `.cancelled` |
     /// | `HTTPClientError` `.deadlineExceeded`, `.readTimeout`, `.responseHeadTimeout` | `.timeout` |
     /// | `HTTPClientError` `.invalidURL` | `.invalidURL` (the URL) |
-    /// | any other `HTTPClientError`, `TransportError`, other errors | `.networkError`, the error intact |
+    /// | any other `HTTPClientError` (`.proxy` among them: `proxyFailure` reads it), `TransportError`, other errors | `.networkError`, the error intact |
     ///
     /// A connect timeout stays a `.networkError` (its `HTTPClientError` says
     /// `.transport` with a `TransportError` of kind `.timeout`): it says which

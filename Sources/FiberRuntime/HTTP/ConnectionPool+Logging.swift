@@ -43,7 +43,10 @@ extension ConnectionPool {
         }
     }
 
+    /// The origin's fields, and the proxy by its description (never its credentials).
     private static func metadata(_ key: Key) -> Logger.Metadata {
-        ["server.address": "\(key.host)", "server.port": "\(key.port)", "url.scheme": "\(key.scheme)"]
+        var metadata: Logger.Metadata = ["server.address": "\(key.host)", "server.port": "\(key.port)", "url.scheme": "\(key.scheme)"]
+        if let proxy = key.proxy { metadata["fiber.proxy"] = "\(proxy)" }
+        return metadata
     }
 }

@@ -17,6 +17,9 @@ actor ConnectionPool: LoopIsolated {
         var requiresHTTP2 = false
         /// The Unix domain socket the origin is reached through, or nil for the network.
         var socketPath: String? = nil
+        /// The proxy its connections go through (nil: direct): connections through
+        /// different proxies, or none, never mix.
+        var proxy: ProxyServer? = nil
 
         /// Leaves the TLS configuration to `==`: hashing it (trust roots, pins,
         /// identity) on every lease would cost more than the lease, and a
@@ -29,6 +32,7 @@ actor ConnectionPool: LoopIsolated {
             hasher.combine(tls == nil)
             hasher.combine(requiresHTTP2)
             hasher.combine(socketPath)
+            hasher.combine(proxy?.port)
         }
     }
 
@@ -263,6 +267,11 @@ actor ConnectionPool: LoopIsolated {
             let resolved: ContinuousClock.Instant
             if let path = key.socketPath {  // a Unix domain socket: no name to resolve; TLS still uses the host
                 stream = try await SocketStream.connect(unixPath: path, on: loop, options: socketOptions)
+                resolved = start
+            } else if let proxy = key.proxy {
+                // The proxy resolves the origin's name (SOCKS5, CONNECT) or is sent it (forwarding).
+                stream = try await ProxyTunnel.connect(through: proxy, scheme: key.scheme, host: key.host, port: key.port,
+                                                       on: loop, options: socketOptions, resolver: resolver)
                 resolved = start
             } else {
                 let addresses = try await resolver.resolve(host: key.host, port: key.port, on: loop)

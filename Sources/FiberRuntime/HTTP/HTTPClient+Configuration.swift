@@ -62,6 +62,9 @@ extension HTTPClient {
         public var http2 = HTTP2Configuration()
         /// The resolver for host names (default: the shared, caching one).
         public var resolver: Resolver = .shared
+        /// The proxy requests go through (default `.none`: direct). `.environment`
+        /// reads `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` when the client is made.
+        public var proxy: ProxyConfiguration = .none
         /// Receives connection-level events, with their values in metadata (default: none):
         /// a request waiting for a connection because its origin's pool is at its limit
         /// (debug), a TLS handshake that resumed no session (trace), an idle connection
@@ -115,6 +118,7 @@ extension HTTPClient {
             try socket.validate()
             try http2.validate()
             try validateUnixSocketOrigins()
+            try proxy.validate()
             // Streamed bodies resume reading at a quarter of it.
             try Check.require(streamHighWatermark >= 1, "streamHighWatermark", "must be at least 1, not \(streamHighWatermark)")
         }
@@ -149,6 +153,9 @@ extension HTTPClient {
         public var uploadProgress: (@Sendable (_ sent: Int, _ total: Int?) -> Void)?
         /// Called as the response body arrives: bytes received, `Content-Length` if given.
         public var downloadProgress: (@Sendable (_ received: Int, _ total: Int?) -> Void)?
+        /// The proxy for this request (overrides the configuration's; `.environment`
+        /// reads the environment for this request).
+        public var proxy: ProxyConfiguration?
         /// Called for each redirect followed, as the next request is about to go, on the
         /// request's loop: keep it short. Tracing makes a span of each hop with it.
         public var redirectObserver: (@Sendable (RedirectHop) -> Void)?
@@ -170,6 +177,11 @@ extension HTTPClient {
             }
             if let size = maxResponseBodySize {
                 try Check.require(size >= 0, "RequestOptions.maxResponseBodySize", "must not be negative (\(size))")
+            }
+            do throws(ConfigurationError) {
+                try proxy?.validate()
+            } catch {
+                throw ConfigurationError(setting: "RequestOptions." + error.setting, reason: error.reason)
             }
         }
     }

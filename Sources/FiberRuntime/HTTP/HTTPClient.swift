@@ -19,6 +19,8 @@ public final class HTTPClient: Sendable {
     /// `configuration.tls` with the ALPN list of each `HTTPVersionPolicy`, made once
     /// so that every request of a policy shares one value (keys compare it by identity first).
     private let tlsByPolicy: [HTTPVersionPolicy: TLSConfiguration]
+    /// The configuration's proxy, resolved once (the environment read here).
+    private let proxies: ProxySelector
 
     /// A client whose connections live on `eventLoopGroup`'s loops.
     ///
@@ -37,9 +39,11 @@ public final class HTTPClient: Sendable {
         self.tlsByPolicy = tlsByPolicy
         do {
             try configuration.validate()
+            proxies = try configuration.proxy.selector()
             invalidConfiguration = nil
         } catch {
             invalidConfiguration = error
+            proxies = .none
             pools = [:]
             pooledLoops = []
             return
@@ -66,7 +70,8 @@ public final class HTTPClient: Sendable {
     ///   error; `.malformedResponse`, `.headersTooLarge`, `.bodyTooLarge`,
     ///   `.decompressionFailed`, `.connectionClosed`, `.readTimeout`, `.responseHeadTimeout`, `.tls` (a refused
     ///   certificate, a pin mismatch, a cut without `close_notify`: `tls` says which),
-    ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`.
+    ///   `.deadlineExceeded` (also while waiting for a connection), redirect errors, `.cancelled`, `.shutdown`,
+    ///   `.proxy` (the configured proxy unreachable, refusing, wanting credentials, malformed or silent: `proxy` says which).
     ///   `HTTPClient.ConfigurationError` before anything else when the client's configuration or `options`
     ///   cannot work.
     public func execute(_ request: HTTPClientRequest, options: RequestOptions = RequestOptions()) async throws -> HTTPClientResponse {
@@ -233,13 +238,14 @@ public final class HTTPClient: Sendable {
         _ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop, start: ContinuousClock.Instant,
         deadline: ContinuousClock.Instant?, streaming: Bool, form: CollectedBody.Form
     ) async throws -> HTTP1Connection.Response {
-        let prepared = try await prepare(request, options: options, on: loop)
+        let proxy = try options.proxy.map { try $0.selector().proxy(for: request.target) } ?? proxies.proxy(for: request.target)
+        let prepared = try await prepare(request, options: options, forwardingTo: proxy, on: loop)
         let pool = pools[ObjectIdentifier(loop)]!
         let policy = options.httpVersion ?? configuration.httpVersion
         let key = ConnectionPool.Key(scheme: request.target.scheme, host: request.target.host, port: request.target.port,
                                      tls: request.target.isSecure ? tlsByPolicy[policy] : nil,
                                      requiresHTTP2: policy == .http2PriorKnowledge,
-                                     socketPath: configuration.unixSocketPath(for: request.target))
+                                     socketPath: configuration.unixSocketPath(for: request.target), proxy: proxy)
         let mode: HTTP1Connection.BodyMode = streaming
             ? .stream(lowWatermark: configuration.streamHighWatermark / 4, highWatermark: configuration.streamHighWatermark)
             : .collect(maxBytes: options.maxResponseBodySize ?? configuration.maxResponseBodySize,
@@ -249,7 +255,15 @@ public final class HTTPClient: Sendable {
                                                    readIdle: readIdle)
         let bounds = ExchangeBounds(readIdle: readIdle, responseHead: head, deadline: deadline,
                                     maxInterimResponses: configuration.maxInterimResponses)
-        return try await exchange(prepared, key: key, mode: mode, bounds: bounds, start: start, on: pool)
+        let response = try await exchange(prepared, key: key, mode: mode, bounds: bounds, start: start, on: pool)
+        if let proxy, response.head.status == 407, proxy.forwards(scheme: request.target.scheme) {
+            // Only a proxy sends 407 (RFC 9110 §15.5.8): the forwarded request's answer is the proxy's refusal.
+            if let body = response.stream { Task { for try await _ in body {} } }  // let the connection finish
+            throw ProxyFailure(.authenticationRequired, proxy: proxy,
+                               destination: ProxyServer.authority(host: request.target.host, port: request.target.port),
+                               status: 407, detail: "407 \(response.head.reason)")
+        }
+        return response
     }
 
     /// The limits a compressed response body is inflated within, or nil when the client leaves bodies as they come.
@@ -303,7 +317,12 @@ public final class HTTPClient: Sendable {
         preconditionFailure("unreachable: the second attempt returns or throws")
     }
 
-    private func prepare(_ request: HTTPClientRequest, options: RequestOptions, on loop: EventLoop) async throws -> PreparedRequest {
+    /// The request's head and body as they will be sent. Through a proxy that
+    /// forwards it (plain `http` through an HTTP proxy), the head names the whole
+    /// URL (absolute form) and carries `Proxy-Authorization`; through a tunnel, or
+    /// direct, it is the origin's and never has the proxy's credentials.
+    private func prepare(_ request: HTTPClientRequest, options: RequestOptions, forwardingTo proxy: ProxyServer?,
+                         on loop: EventLoop) async throws -> PreparedRequest {
         var body: PreparedRequest.Body?
         var length: Int?
         if let given = request.body {
@@ -317,8 +336,16 @@ public final class HTTPClient: Sendable {
             }
         }
         let acceptEncoding = configuration.decompression && request.method != "HEAD" ? ContentCoding.acceptEncoding : nil
-        let head = try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
-                                                   bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
+        let head = if let proxy {
+            try HTTP1RequestSerializer.head(
+                method: request.method,
+                requestTarget: proxy.forwards(scheme: request.target.scheme) ? request.target.description : request.target.pathAndQuery,
+                host: request.target.hostHeader, headers: proxy.requestHeaders(request.headers, scheme: request.target.scheme),
+                bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
+        } else {
+            try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
+                                            bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
+        }
         return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,
                                head: head.bytes, headers: request.headers, acceptEncoding: acceptEncoding, bodyLength: length, body: body, source: request.body, uploadProgress: options.uploadProgress,
                                downloadProgress: options.downloadProgress)

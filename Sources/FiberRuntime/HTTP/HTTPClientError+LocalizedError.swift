@@ -10,7 +10,9 @@ extension HTTPClientError: LocalizedError {
     /// The sentence, then the URL.
     var summary: String {
         let sentence: String
-        if let transport, kind == .tls || kind == .transport {
+        if let proxy, kind == .proxy {
+            sentence = proxy.description
+        } else if let transport, kind == .tls || kind == .transport {
             sentence = transport.summary + (detail.map { ": \($0)" } ?? "")
         } else {
             sentence = "\(kind)" + (detail.map { ": \($0)" } ?? "") + (transport.map { ": \($0.summary)" } ?? "")

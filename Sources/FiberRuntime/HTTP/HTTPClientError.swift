@@ -42,6 +42,9 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         /// TLS failed: a certificate refused, a pin mismatch, a handshake the
         /// server refused, a connection cut without `close_notify` (`tls` says which).
         public static let tls = Kind("TLS failure")
+        /// A proxy would not carry the request: unreachable, a refused tunnel,
+        /// credentials wanted or refused, a malformed reply, silence (`proxy` says which).
+        public static let proxy = Kind("proxy failure")
         /// The caller's task was cancelled.
         public static let cancelled = Kind("cancelled")
         /// A request the client cannot send (unsupported body, upgrade, …).
@@ -71,16 +74,20 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     /// RST_STREAM or GOAWAY, or the one the client sent when it closed the
     /// connection (`0xb` ENHANCE_YOUR_CALM for a flood, `0x1` PROTOCOL_ERROR).
     public internal(set) var http2ErrorCode: UInt32?
+    /// The proxy's failure, for `.proxy`.
+    public let proxy: ProxyFailure?
     /// Set by a connection when a reused connection died before any response
     /// byte and the request was idempotent or provably not sent: one retry on
     /// a new connection is safe.
     var mayRetryOnNewConnection = false
 
-    init(_ kind: Kind, _ detail: String? = nil, url: String? = nil, transport: TransportError? = nil) {
+    init(_ kind: Kind, _ detail: String? = nil, url: String? = nil, transport: TransportError? = nil,
+         proxy: ProxyFailure? = nil) {
         self.kind = kind
         self.detail = detail
         self.url = url
         self.transport = transport
+        self.proxy = proxy
     }
 
     static func invalidURL(_ url: String) -> HTTPClientError { HTTPClientError(.invalidURL, url: url) }
@@ -90,6 +97,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         case let error as HTTPClientError: error.url == nil ? error.at(url) : error
         case let error as TransportError: HTTPClientError(error.kind == .tls ? .tls : .transport, url: url, transport: error)
         case let error as TLSError: HTTPClientError(.tls, url: url, transport: .tls(error, operation: "TLS handshake"))
+        case let error as ProxyFailure: HTTPClientError(.proxy, url: url, transport: error.transport, proxy: error)
         case is CancellationError: HTTPClientError(.cancelled, url: url)
         case let error as DeadlineExceeded: HTTPClientError(.deadlineExceeded, "after \(error.timeout)", url: url)
         default: HTTPClientError(.transport, "\(error)", url: url)
