@@ -42,6 +42,8 @@ extension Fiber {
     public typealias HTTPHeaders = FiberRuntime.HTTPHeaders
     /// `HTTPRequestBody`, spelled so that it cannot clash.
     public typealias HTTPRequestBody = FiberRuntime.HTTPRequestBody
+    /// What keeps cookies for the runtime's client (`CookieJar` is one), spelled so that it cannot clash.
+    public typealias HTTPCookieHandler = FiberRuntime.HTTPCookieHandler
 }
 
 // The module's own types need a module selector to be named from inside the
@@ -76,6 +78,12 @@ extension Fiber {
     public typealias CacheStorage = Fiber::CacheStorage
     /// `CacheStorageError`, spelled so that it cannot clash.
     public typealias CacheStorageError = Fiber::CacheStorageError
+    /// `Cookie`, spelled so that it cannot clash.
+    public typealias Cookie = Fiber::Cookie
+    /// `CookieJar`, spelled so that it cannot clash.
+    public typealias CookieJar = Fiber::CookieJar
+    /// `CookieStore`, spelled so that it cannot clash.
+    public typealias CookieStore = Fiber::CookieStore
     /// `CurlCommand`, spelled so that it cannot clash.
     public typealias CurlCommand = Fiber::CurlCommand
     /// `DataResponseSerializer`, spelled so that it cannot clash.
