@@ -17,8 +17,10 @@ extension CookieStore {
         guard count > total else { return }
         removeExpired(now: now)
         guard count > total else { return }
-        let byAccess = byDomain.values.joined().map(\.accessOrder).sorted()
-        let doomed = Set(byAccess.prefix(count - total))
+        let orders = byDomain.values.joined().lazy.map(\.accessOrder)
+        // One cookie over (each store past the limit): one pass for the oldest, no sort.
+        let excess = count - total
+        let doomed = excess == 1 ? Set(orders.min().map { [$0] } ?? []) : Set(orders.sorted().prefix(excess))
         for (key, list) in byDomain where list.contains(where: { doomed.contains($0.accessOrder) }) {
             replace(key, with: list.filter { !doomed.contains($0.accessOrder) })
         }
@@ -26,7 +28,7 @@ extension CookieStore {
 
     /// Removes `domain`'s cookies expired at `now`.
     mutating func removeExpired(in domain: String, now: Date) {
-        guard let list = byDomain[domain] else { return }
+        guard let list = byDomain[domain], list.contains(where: { $0.isExpired(at: now) }) else { return }
         let kept = list.filter { !$0.isExpired(at: now) }
         if kept.count != list.count { replace(domain, with: kept) }
     }
