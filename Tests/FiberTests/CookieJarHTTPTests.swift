@@ -167,6 +167,17 @@ import Testing
         }
     }
 
+    @Test func theJarsOwnCallsRefuseURLsThatAreNotHTTP() throws {
+        let jar = CookieJar()
+        #expect(throws: HTTPClientError.self) { try jar.setCookie("a=1", from: "ftp://h.test/") }
+        #expect(throws: HTTPClientError.self) { try jar.cookies(for: "not a url") }
+        #expect(try jar.setCookie("a=1; Domain=other.test", from: "http://h.test/") == .refused(.domainMismatch))
+        #expect(try jar.setCookie("a=1; Path=/", from: "http://h.test/") == .stored)
+        #expect(try jar.cookies(for: "http://h.test/x").map(\.value) == ["1"])
+        jar.removeAll()
+        #expect(jar.cookies.isEmpty)
+    }
+
     @Test func theMockTransportUsesTheJarToo() async throws {
         let mock = MockTransport()
         mock.stub { request in
