@@ -64,8 +64,17 @@ public final class MockTransport: FiberTransport {
     /// Forgets stubs and requests.
     public func reset() { state.withLock { $0 = State() } }
 
+    /// Requests carry the cookies of the client's jar, if it has one (`TransportRequest.cookies`),
+    /// and a stub's `Set-Cookie` fields go into the jar, as over the network (without redirects,
+    /// which the mock does not follow).
+    ///
     /// - Throws: the stub's `error`, when it has one.
     public func send(_ request: TransportRequest) async throws -> (Data, TransportResponse) {
+        var request = request
+        let cookieTarget = request.cookies == nil ? nil : request.url.flatMap { try? HTTPTarget($0.absoluteString) }
+        if let cookieTarget, let cookies = request.cookies?.cookieHeader(for: cookieTarget) {
+            request.headers.appendCookies(cookies)
+        }
         let (stubs, fallback) = state.withLock { state in
             state.requests.append(request)
             return (state.stubs, state.fallback)
@@ -77,6 +86,9 @@ public final class MockTransport: FiberTransport {
             ?? fallback?(request)
             ?? .notFound(body: "no stub for \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "")")
         if let error = stub.error { throw error }
+        if let cookieTarget, case let values = stub.headers.values(name: "Set-Cookie"), !values.isEmpty {
+            request.cookies?.storeCookies(values, from: cookieTarget)
+        }
         return (stub.body, TransportResponse(statusCode: stub.statusCode, headers: stub.headers, url: request.url))
     }
 }

@@ -51,6 +51,9 @@ final class WebSocketUpgradeTransport: FiberTransport {
         for field in request.headers where !WebSocketHandshake.ownedFields.contains(field.name.lowercased()) {
             headers.append(name: field.name, value: field.value)
         }
+        let webSocketURL = Fiber.webSocketURL(for: url.absoluteString)
+        let cookieTarget = request.cookies == nil ? nil : try? HTTPTarget(webSocketURL: webSocketURL)
+        if let cookieTarget, let cookies = request.cookies?.cookieHeader(for: cookieTarget) { headers.appendCookies(cookies) }
         var configuration = configuration
         if let deadline = request.deadlineReading {
             // The client's request deadline bounds the handshake too (at least a millisecond,
@@ -58,19 +61,28 @@ final class WebSocketUpgradeTransport: FiberTransport {
             configuration.connectTimeout = min(configuration.connectTimeout,
                                                max(deadline - MonotonicTime.now(), .milliseconds(1)))
         }
-        let connection = WebSocketClient.connect(to: Fiber.webSocketURL(for: url.absoluteString), headers: headers,
+        let connection = WebSocketClient.connect(to: webSocketURL, headers: headers,
                                                  subprotocols: subprotocols, configuration: configuration, on: loop)
         do {
             try await connection.waitUntilOpen()
         } catch where error.kind == .upgradeFailed && error.status != nil {
             record(.refused(error))
+            storeCookies(error.headers ?? [:], from: cookieTarget, in: request)
             return (Data(error.body ?? []), TransportResponse(statusCode: error.status ?? 0, headers: error.headers ?? [:],
                                                                url: request.url))
         } catch {
             throw error.fiberError
         }
         record(.opened(connection))
-        return (Data(), TransportResponse(statusCode: 101, headers: connection.takeUpgradeHeaders(), url: request.url))
+        let upgradeHeaders = connection.takeUpgradeHeaders()
+        storeCookies(upgradeHeaders, from: cookieTarget, in: request)
+        return (Data(), TransportResponse(statusCode: 101, headers: upgradeHeaders, url: request.url))
+    }
+
+    /// Gives the handshake response's `Set-Cookie` fields to the client's jar, if it has one.
+    private func storeCookies(_ headers: HTTPHeaders, from target: HTTPTarget?, in request: TransportRequest) {
+        let values = headers.values(name: "Set-Cookie")
+        if let target, !values.isEmpty { request.cookies?.storeCookies(values, from: target) }
     }
 
     /// The connection the pipeline's handshake opened, once the pipeline returned `response`.

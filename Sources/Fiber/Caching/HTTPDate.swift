@@ -69,8 +69,9 @@ enum HTTPDate {
         return date(year: year, month: month, day: day, hour: time[0], minute: time[1], second: time[2])
     }
 
-    /// The instant of a date and time in GMT (`month` from 0), nil when a field is out of range.
-    private static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
+    /// The instant of a date and time in GMT (`month` from 0), nil when a field is out of range
+    /// (the day is checked against 31, not the month's length). Cookie dates use it too.
+    static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
         guard (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else {
             return nil
         }

@@ -65,6 +65,12 @@ extension Fiber {
         /// sent anyway. Start the monitor yourself (`startMonitoring()`); one that is
         /// stopped reports online. Downloads of `FiberDownloader` follow the same rule.
         public var connectionMonitor: ConnectionMonitor?
+        /// Keeps cookies for this client when set (default nil: no cookies are stored or
+        /// sent but those a request sets itself). Every hop of a request, redirects
+        /// included, sends the cookies that match it and stores what it sets; a
+        /// WebSocket handshake too. Clients given the same jar share its cookies. See
+        /// `CookieJar` and `Docs/Cookies.md`.
+        public var cookieJar: CookieJar?
 
         /// The defaults above.
         public init() {}

@@ -60,6 +60,8 @@ extension Fiber {
     public typealias NoProxyList = FiberRuntime.NoProxyList
     /// A proxy that would not carry a request, inside `HTTPClientError`.
     public typealias ProxyFailure = FiberRuntime.ProxyFailure
+    /// What keeps cookies for the runtime's client (`CookieJar` is one), spelled so that it cannot clash.
+    public typealias HTTPCookieHandler = FiberRuntime.HTTPCookieHandler
 }
 
 // The module's own types need a module selector to be named from inside the
@@ -94,6 +96,12 @@ extension Fiber {
     public typealias CacheStorage = Fiber::CacheStorage
     /// `CacheStorageError`, spelled so that it cannot clash.
     public typealias CacheStorageError = Fiber::CacheStorageError
+    /// `Cookie`, spelled so that it cannot clash.
+    public typealias Cookie = Fiber::Cookie
+    /// `CookieJar`, spelled so that it cannot clash.
+    public typealias CookieJar = Fiber::CookieJar
+    /// `CookieStore`, spelled so that it cannot clash.
+    public typealias CookieStore = Fiber::CookieStore
     /// `CurlCommand`, spelled so that it cannot clash.
     public typealias CurlCommand = Fiber::CurlCommand
     /// `DataResponseSerializer`, spelled so that it cannot clash.

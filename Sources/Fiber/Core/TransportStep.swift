@@ -61,6 +61,7 @@ struct TransportStep: Sendable {
                                         headers: request.headers, httpBody: request.body,
                                         deadlineReading: request.deadlineReading, eventLoop: request.eventLoop)
         if let stream = request.bodyStream { outgoing.httpBodyStream = stream }
+        outgoing.cookies = configuration.cookieJar
         if let reporter = request.uploadProgress { outgoing.uploadProgress = { reporter.record($0, of: $1) } }
         return (request, outgoing)
     }

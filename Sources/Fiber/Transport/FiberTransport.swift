@@ -75,6 +75,11 @@ public struct TransportRequest: Sendable {
     }
     /// `deadline` as stored (a size known when compiled: see `MonotonicTime`).
     package var deadlineReading: MonotonicTime?
+    /// The client's cookie jar (`Fiber.Configuration.cookieJar`), if it has one. A transport
+    /// asks it for the cookies of each request it sends, redirects included, and gives it
+    /// each response's `Set-Cookie` fields; `HTTPTransport`, `MockTransport` and the
+    /// WebSocket handshake do. A transport that ignores it sends no stored cookies.
+    public var cookies: (any HTTPCookieHandler)?
     /// The loop the request's pipeline runs on, chosen once by `Fiber` from
     /// the transport's `executorPreference()`: the HTTP transport sends there.
     package var eventLoop: EventLoop?

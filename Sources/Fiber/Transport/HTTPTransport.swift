@@ -55,6 +55,7 @@ public struct HTTPTransport: FiberTransport {
         options.deadlineReading = request.deadlineReading
         options.uploadProgress = request.uploadProgress
         options.redirectObserver = RedirectSpans.observer
+        options.cookies = request.cookies
         return options
     }
 

@@ -159,6 +159,10 @@ extension HTTPClient {
         /// Called for each redirect followed, as the next request is about to go, on the
         /// request's loop: keep it short. Tracing makes a span of each hop with it.
         public var redirectObserver: (@Sendable (RedirectHop) -> Void)?
+        /// Keeps this request's cookies (default: none): asked for the `Cookie` field of
+        /// every hop, redirects included, and given every hop's `Set-Cookie` values
+        /// (see `HTTPCookieHandler`). The Fiber API's `CookieJar` is one.
+        public var cookies: (any HTTPCookieHandler)?
 
         /// No overrides.
         public init() {}

@@ -195,8 +195,10 @@ public final class HTTPClient: Sendable {
         var hopStart = start
         do {
             while true {
-                var response = try await attempt(request, options: options, on: loop, start: start, deadline: deadline,
-                                                 streaming: streaming, form: form)
+                // Cookies are added to each hop's copy only: `request` keeps the caller's fields.
+                var response = try await attempt(options.cookies?.addingCookies(to: request) ?? request, options: options,
+                                                 on: loop, start: start, deadline: deadline, streaming: streaming, form: form)
+                options.cookies?.receive(response.head, from: request.target)
                 let location = RedirectPolicy.location(of: response.head)
                 if location != nil, visited.isEmpty { visited.insert("\(original.method) \(original.target)") }
                 if let next = try policy.next(after: response.head.status, location: location, request: request,
