@@ -46,6 +46,15 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // Fiber over HTTP/2 (TLS, ALPN h2), driven by `Scripts/bench-h2`: the runtime and the `Fiber` API.
+        .executableTarget(
+            name: "FiberH2Bench",
+            dependencies: [
+                "HTTPBenchKit",
+                .product(name: "Fiber", package: "Fiber"),
+                .product(name: "FiberRuntime", package: "Fiber"),
+            ]
+        ),
         // AsyncHTTPClient over HTTP/2 (TLS, ALPN h2), driven by `Scripts/bench-h2`.
         .executableTarget(
             name: "AHCH2Bench",
