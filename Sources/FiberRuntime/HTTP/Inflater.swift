@@ -18,12 +18,17 @@ final class Inflater {
     /// Compressed bytes zlib has taken.
     private var consumed = 0
     private var produced = 0
-    private var rawDeflateTried = false
+    /// `deflate` only: whether the first two bytes told a zlib stream from raw deflate yet.
+    private var framingKnown: Bool
+    /// `deflate` only: the first byte, held until the second arrives (whatever the reads' sizes).
+    private var heldByte: UInt8?
     private let encoding: String
     private let scratch: UnsafeMutableBufferPointer<UInt8>
     /// The compressed stream ended; bytes after it are ignored, unless they
-    /// begin another gzip member.
+    /// begin another gzip member (a lone first byte of one, at the very end, is ignored too).
     private(set) var finished = false
+    /// Bytes that begin no gzip member followed the end: everything from them on is ignored.
+    private var ignoringRest = false
     /// zlib filled the last chunk whole and may hold more output: call again, even without input.
     private(set) var hasPendingOutput = false
 
@@ -31,6 +36,7 @@ final class Inflater {
     init(encoding: String, limits: Limits) throws(HTTPClientError) {
         self.encoding = encoding
         self.limits = limits
+        framingKnown = encoding != "deflate"
         // zlib tells a gzip from a zlib header by itself.
         do {
             stream = try ZlibStream(inflating: .gzipOrZlib)
@@ -64,10 +70,30 @@ final class Inflater {
     private func inflate(_ input: UnsafeRawBufferPointer, maxOutput: Int,
                          emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(HTTPClientError) -> Int {
         if finished {
-            guard beginsGzipMember(input) else { return input.count }
+            if ignoringRest || input.isEmpty { return input.count }
+            // A gzip member's first byte that ended a read: the next byte tells whether another member begins.
+            if let held = heldByte {
+                heldByte = nil
+                guard input[0] == 0x8b else {
+                    ignoringRest = true
+                    return input.count
+                }
+                stream.reset()
+                finished = false
+                return try inflate(joining: held, input, maxOutput: maxOutput, emit: emit)
+            }
+            if isLoneGzipMagic(input) {
+                heldByte = input[0]
+                return input.count
+            }
+            guard beginsGzipMember(input) else {
+                ignoringRest = true
+                return input.count
+            }
             stream.reset()
             finished = false
         }
+        if !framingKnown { return try chooseFraming(input, maxOutput: maxOutput, emit: emit) }
         var offset = 0
         let consumedBefore = consumed
         var appended = 0
@@ -78,17 +104,6 @@ final class Inflater {
             do throws(ZlibError) {
                 let room = UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: scratch[..<room]))
                 step = try stream.step(UnsafeRawBufferPointer(rebasing: input[offset...]), into: room, flush: .none)
-            } catch where error.isCorruptData && !rawDeflateTried && produced == 0 && consumedBefore == 0 && encoding == "deflate" {
-                // Some servers send raw deflate (no zlib header) as "deflate": start over on the same bytes.
-                rawDeflateTried = true
-                do {
-                    stream = try ZlibStream(inflating: .raw(windowBits: 15))
-                } catch {
-                    throw HTTPClientError(.decompressionFailed, "zlib could not start")
-                }
-                offset = 0
-                consumed = 0
-                continue
             } catch {
                 throw HTTPClientError(.decompressionFailed, "corrupt \(encoding) data (\(error))")
             }
@@ -107,12 +122,14 @@ final class Inflater {
             if step.ended {
                 hasPendingOutput = false
                 // RFC 1952 §2.2: a gzip body may be several members, one after another (zlib stops at each).
-                if beginsGzipMember(UnsafeRawBufferPointer(rebasing: input[offset...])) {
+                let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
+                if beginsGzipMember(rest) {
                     stream.reset()
                     if appended >= maxOutput { break }  // the next call goes on with the next member
                     continue
                 }
                 finished = true
+                if isLoneGzipMagic(rest) { heldByte = rest[0] } else if !rest.isEmpty { ignoringRest = true }
                 return input.count
             }
             if offset == input.count && !hasPendingOutput { break }
@@ -122,10 +139,51 @@ final class Inflater {
         return consumed - consumedBefore
     }
 
-    /// True when `bytes` start with gzip's magic number (its first byte, if that is all there is).
+    /// `deflate`: some servers send raw deflate (no zlib header) under that name. The
+    /// first two bytes tell them apart (RFC 1950 §2.2: method 8, a window of at most
+    /// 32 KiB, and a check making them a multiple of 31), so the first byte waits for
+    /// the second: the choice must not depend on where a read happens to end.
+    private func chooseFraming(_ input: UnsafeRawBufferPointer, maxOutput: Int,
+                               emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(HTTPClientError) -> Int {
+        let held = heldByte.map { [$0] } ?? []
+        guard held.count + input.count >= 2 else {
+            heldByte = input.first ?? heldByte
+            return input.count
+        }
+        let first = held.first ?? input[0], second = held.isEmpty ? input[1] : input[0]
+        let isZlib = first & 0x0F == 8 && first >> 4 <= 7 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0
+        if !isZlib {
+            do {
+                stream = try ZlibStream(inflating: .raw(windowBits: 15))
+            } catch {
+                throw HTTPClientError(.decompressionFailed, "zlib could not start")
+            }
+        }
+        framingKnown = true
+        heldByte = nil
+        guard let byte = held.first else { return try inflate(input, maxOutput: maxOutput, emit: emit) }
+        return try inflate(joining: byte, input, maxOutput: maxOutput, emit: emit)
+    }
+
+    /// Inflates a held byte, then `input`; returns how much of `input` was taken. No
+    /// framing gives output from one byte, so a call that gives any took the held byte.
+    private func inflate(joining held: UInt8, _ input: UnsafeRawBufferPointer, maxOutput: Int,
+                         emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(HTTPClientError) -> Int {
+        var result: Result<Int, HTTPClientError> = .success(0)
+        ([held] + Array(input)).withUnsafeBytes { joined in
+            result = Result { () throws(HTTPClientError) in try inflate(joined, maxOutput: maxOutput, emit: emit) }
+        }
+        return max(0, try result.get() - 1)
+    }
+
+    /// True when `bytes` start with gzip's magic number.
     private func beginsGzipMember(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard encoding == "gzip", let first = bytes.first, first == 0x1f else { return false }
-        return bytes.count < 2 || bytes[1] == 0x8b
+        encoding == "gzip" && bytes.count >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b
+    }
+
+    /// True when `bytes` are the magic number's first byte alone: it is held until the next read.
+    private func isLoneGzipMagic(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        encoding == "gzip" && bytes.count == 1 && bytes[0] == 0x1f
     }
 
     /// Inflates `input`, appending to `output`: as above, over an array.
@@ -142,7 +200,7 @@ final class Inflater {
     ///
     /// - Throws: `HTTPClientError` `.decompressionFailed` for a truncated stream.
     func finish() throws(HTTPClientError) {
-        if !finished, consumed > 0 { throw HTTPClientError(.decompressionFailed, "truncated \(encoding) data") }
+        if !finished, consumed > 0 || heldByte != nil { throw HTTPClientError(.decompressionFailed, "truncated \(encoding) data") }
     }
 
     /// The content coding of a response that this client inflates, if any.
