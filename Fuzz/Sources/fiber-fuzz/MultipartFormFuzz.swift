@@ -37,8 +37,7 @@ enum MultipartFormFuzz {
                 let type = mimeType.isEmpty ? nil : mimeType
                 form.append(Data(content.utf8), withName: name, fileName: fileName, mimeType: type)
                 parts.append(Part(name: escaped(name), fileName: escaped(fileName),
-                                  mimeType: (type ?? "application/octet-stream").replacingOccurrences(of: "\r", with: "%0D")
-                                      .replacingOccurrences(of: "\n", with: "%0A"),
+                                  mimeType: escaped(type ?? "application/octet-stream", quotes: false),
                                   content: Array(content.utf8)))
             }
         }
@@ -59,9 +58,19 @@ enum MultipartFormFuzz {
         FuzzCheck.require(decoded == parts, "\(parts) encoded with boundary \(used) decode as \(String(describing: decoded))")
     }
 
-    /// The HTML standard's escape of names, as the form writes them.
-    static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    /// The HTML standard's escape of names, as the form writes them: over bytes, since a
+    /// quote followed by a combining mark is one `Character`.
+    static func escaped(_ text: String, quotes: Bool = true) -> String {
+        var out: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\"") where quotes: out += Array("%22".utf8)
+            case 0x0D: out += Array("%0D".utf8)
+            case 0x0A: out += Array("%0A".utf8)
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func flatten(_ body: HTTPRequestBody) -> [UInt8] {
@@ -100,27 +109,32 @@ enum MultipartFormFuzz {
         return pieces.map(part).allSatisfy { $0 != nil } ? pieces.compactMap(part) : nil
     }
 
+    /// One part's header lines and content, read over bytes (a name may start with a combining
+    /// mark, which as text would join the quote before it).
     static func part(_ bytes: [UInt8]) -> Part? {
         let blank = Array("\r\n\r\n".utf8)
-        guard let end = (0...(max(0, bytes.count - blank.count))).first(where: { bytes[$0...].starts(with: blank) }),
-              bytes.count >= blank.count else { return nil }
-        let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-        let disposition = "Content-Disposition: form-data; name=\""
-        guard let first = lines.first, first.hasPrefix(disposition) else { return nil }
+        guard bytes.count >= blank.count,
+              let end = (0...(bytes.count - blank.count)).first(where: { bytes[$0...].starts(with: blank) }) else { return nil }
+        let lines = Array(bytes[..<end]).split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+            line.last == 0x0D ? Array(line.dropLast()) : Array(line)
+        }
+        let disposition = Array("Content-Disposition: form-data; name=\"".utf8)
+        guard let first = lines.first, first.starts(with: disposition) else { return nil }
         var rest = first.dropFirst(disposition.count)
-        guard let quote = rest.firstIndex(of: "\"") else { return nil }
-        let name = String(rest[..<quote])
-        rest = rest[rest.index(after: quote)...]
+        guard let quote = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let name = String(decoding: rest[..<quote], as: UTF8.self)
+        rest = rest[(quote + 1)...]
         var fileName: String?
         if !rest.isEmpty {
-            let fileMarker = "; filename=\""
-            guard rest.hasPrefix(fileMarker), rest.hasSuffix("\"") else { return nil }
-            fileName = String(rest.dropFirst(fileMarker.count).dropLast())
+            let fileMarker = Array("; filename=\"".utf8)
+            guard rest.starts(with: fileMarker), rest.last == UInt8(ascii: "\""), rest.count > fileMarker.count else { return nil }
+            fileName = String(decoding: rest.dropFirst(fileMarker.count).dropLast(), as: UTF8.self)
         }
         var mimeType: String?
+        let typeMarker = Array("Content-Type: ".utf8)
         if lines.count == 2 {
-            guard lines[1].hasPrefix("Content-Type: ") else { return nil }
-            mimeType = String(lines[1].dropFirst("Content-Type: ".count))
+            guard lines[1].starts(with: typeMarker) else { return nil }
+            mimeType = String(decoding: lines[1].dropFirst(typeMarker.count), as: UTF8.self)
         } else if lines.count > 2 {
             return nil
         }
