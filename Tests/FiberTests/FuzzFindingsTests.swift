@@ -16,6 +16,16 @@ struct FiberFuzzFindingsTests {
         #expect(HTTPDate.parse("  Thu,  1 Jan 1970 0:0:0 GMT ") == Date(timeIntervalSince1970: 0))
     }
 
+    /// Fullwidth digits are hex digits to `Character`, not to W3C: a trace ID of them is hashed,
+    /// and a `traceparent` carrying them is not read.
+    @Test func fullwidthHexDigitsAreNotW3CHex() {
+        let fullwidth = String(repeating: "\u{FF11}", count: 32)
+        let id = TraceParent.w3cTraceID(fullwidth)
+        #expect(id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        #expect(TraceParent.traceID(in: "00-\(fullwidth)-00f067aa0ba902b7-00") == nil)
+        #expect(TraceParent.traceID(in: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") == "4bf92f3577b34da6a3ce929d0e0e4736")
+    }
+
     /// A part's type with a line break used to end its `Content-Type` line and start
     /// another header of the part; it is escaped as names are.
     @Test func aLineBreakInAPartTypeIsEscaped() async throws {
