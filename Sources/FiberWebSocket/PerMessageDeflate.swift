@@ -34,7 +34,7 @@ public struct PerMessageDeflate: Sendable, Hashable {
 
     /// The parameters in force, from the server's `Sec-WebSocket-Extensions` answer.
     ///
-    /// - Throws: `WebSocketError` `.handshakeFailed` for an unknown, repeated or
+    /// - Throws: `WebSocketError` `.handshakeFailed` for an unknown, empty, repeated or
     ///   out-of-range parameter, an extension never offered, or a window larger than offered.
     public func accept(_ header: String) throws(WebSocketError) -> PerMessageDeflate? {
         var accepted: PerMessageDeflate?
@@ -47,7 +47,7 @@ public struct PerMessageDeflate: Sendable, Hashable {
             var seen = Set<String>()
             for param in params.dropFirst() {
                 let pair = param.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t\"") }
-                let key = pair[0]
+                guard let key = pair.first, !key.isEmpty else { throw Self.failure("an empty parameter") }
                 guard seen.insert(key).inserted else { throw Self.failure("parameter \(key) repeated") }
                 let value = pair.count > 1 ? pair[1] : nil
                 switch key {

@@ -151,7 +151,9 @@ import Testing
     @Test func w3cFastPathAgreesWithTheGeneralRule() {
         func general(_ traceID: String) -> String? {
             let hex = traceID.lowercased().filter { $0 != "-" }
-            return hex.count == 32 && hex.allSatisfy(\.isHexDigit) && hex.contains { $0 != "0" } ? hex : nil
+            // ASCII hex only: fullwidth digits are hex to `Character`, not to W3C.
+            let isHex = hex.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            return hex.utf8.count == 32 && isHex && hex.contains { $0 != "0" } ? hex : nil
         }
         var inputs = [
             "A1B2C3D4-0000-0000-0000-00000000000F", "a1b2c3d4-0000-0000-0000-00000000000f", "a1b2c3d400000000000000000000000f",

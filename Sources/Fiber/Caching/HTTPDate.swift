@@ -70,9 +70,10 @@ enum HTTPDate {
     }
 
     /// The instant of a date and time in GMT (`month` from 0), nil when a field is out of range
-    /// (the day is checked against 31, not the month's length). Cookie dates use it too.
+    /// (the day is checked against 31, not the month's length). Years have four digits at most,
+    /// as in every HTTP-date (a longer one would overflow the day count). Cookie dates use it too.
     static func date(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Date? {
-        guard (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else {
+        guard (0...9999).contains(year), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else {
             return nil
         }
         let days = daysFromCivil(year: year, month: month + 1, day: day)

@@ -47,8 +47,9 @@ enum TraceParent {
     /// requires), or nil when the value is not one or its trace ID is all zeros.
     static func traceID(in value: String) -> String? {
         let parts = value.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[0].count == 2, parts[0] != "ff", parts[1].count == 32, parts[2].count == 16,
-              parts[1].allSatisfy({ $0.isHexDigit && !$0.isUppercase }), parts[1].contains(where: { $0 != "0" })
+        // Over bytes: `Character.isHexDigit` also accepts fullwidth digits, which W3C's hex is not.
+        guard parts.count >= 4, parts[0].utf8.count == 2, parts[0] != "ff", parts[1].utf8.count == 32, parts[2].utf8.count == 16,
+              parts[1].utf8.allSatisfy({ isHexDigit($0) && !(0x41...0x46).contains($0) }), parts[1].contains(where: { $0 != "0" })
         else { return nil }
         return String(parts[1])
     }
@@ -56,7 +57,7 @@ enum TraceParent {
     static func w3cTraceID(_ traceID: String) -> String {
         if let hex = hexDigits(of: traceID) { return hex }
         let hex = traceID.lowercased().filter { $0 != "-" }
-        if hex.count == 32, hex.allSatisfy(\.isHexDigit), hex.contains(where: { $0 != "0" }) { return hex }
+        if hex.utf8.count == 32, hex.utf8.allSatisfy(isHexDigit), hex.contains(where: { $0 != "0" }) { return hex }
         return SHA256.hash(data: Data(traceID.utf8)).prefix(16).map { byte in
             String(byte, radix: 16).leftPadded(to: 2)
         }.joined()

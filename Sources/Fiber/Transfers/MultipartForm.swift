@@ -18,7 +18,8 @@ import Foundation
 ///
 /// Names and file names are written as browsers write them (the HTML
 /// standard's form encoding): UTF-8 as it is, with `"`, CR and LF as `%22`,
-/// `%0D` and `%0A`. The `filename*` parameter is not used (RFC 7578 §4.2).
+/// `%0D` and `%0A`; a type's CR and LF are written the same way, so that no
+/// value ends its header line. The `filename*` parameter is not used (RFC 7578 §4.2).
 ///
 /// The boundary is random (`FiberForm` and 32 letters and digits) unless
 /// given; it is checked against every part held in memory, and a random one
@@ -104,7 +105,9 @@ public struct MultipartForm: Sendable {
         for part in parts {
             text += Array("--\(boundary)\r\n".utf8)
             text += Self.dispositionLine(part)
-            if let mimeType = part.mimeType { text += Array("Content-Type: \(mimeType)\r\n".utf8) }
+            if let mimeType = part.mimeType {
+                text += Array("Content-Type: ".utf8) + Self.escaped(mimeType, quotes: false) + Array("\r\n".utf8)
+            }
             text += Array("\r\n".utf8)
             switch part.content {
             case .bytes(let bytes):
@@ -190,12 +193,13 @@ public struct MultipartForm: Sendable {
         return line + Array("\r\n".utf8)
     }
 
-    /// The HTML standard's escape for names in a multipart form: `"`, CR, LF as `%22`, `%0D`, `%0A`.
-    private static func escaped(_ text: String) -> [UInt8] {
+    /// The HTML standard's escape for names in a multipart form: `"`, CR, LF as `%22`, `%0D`, `%0A`
+    /// (a type keeps its quotes, which its parameters may need: only a line break would end its line).
+    private static func escaped(_ text: String, quotes: Bool = true) -> [UInt8] {
         var out: [UInt8] = []
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out += Array("%22".utf8)
+            case UInt8(ascii: "\"") where quotes: out += Array("%22".utf8)
             case 0x0D: out += Array("%0D".utf8)
             case 0x0A: out += Array("%0A".utf8)
             default: out.append(byte)

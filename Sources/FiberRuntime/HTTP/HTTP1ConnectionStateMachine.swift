@@ -292,12 +292,16 @@ struct HTTP1ConnectionStateMachine {
     /// A head was parsed. 101 is refused: this client cannot hand a
     /// connection over, and a 101 leaves it in a protocol it cannot read.
     ///
-    /// - Throws: `.malformedResponse` for a 101 or too many 1xx;
+    /// - Throws: `.malformedResponse` for a status below 100, a 101 or too many 1xx;
     ///   `.bodyTooLarge` when a collected body declares more than the limit.
     mutating func receivedHead(status: Int, keepAlive: Bool, hasNoBody: Bool,
                                contentLength: Int?) throws(HTTPClientError) -> HeadDisposition {
         guard case .exchanging(var exchange) = state, case .awaitingHead(let interims, _) = exchange.phase else {
             throw HTTPClientError(.malformedResponse, "a response head where none was expected")
+        }
+        // A status is three digits, and below 100 none means anything (RFC 9110 §15); llhttp reads one or two digits too.
+        if status < 100 {
+            throw HTTPClientError(.malformedResponse, "status \(status) is not a status code")
         }
         if status == 101 {
             throw HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")

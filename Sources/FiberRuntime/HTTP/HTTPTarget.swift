@@ -53,7 +53,8 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     /// Parses an absolute `http` or `https` URL.
     ///
     /// - Throws: `HTTPClientError` `.invalidURL` for anything else (no scheme,
-    ///   another scheme, no host, a port out of range, user info).
+    ///   another scheme, no host, a port out of range, user info, a space or
+    ///   control byte in the host).
     public init(_ url: String) throws(HTTPClientError) {
         try self.init(url, schemes: .http)
     }
@@ -62,7 +63,8 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: `HTTPClientError` `.invalidURL` for anything else: no scheme
     ///   or another one, no host, a port out of range, user info, a control
-    ///   byte or space in the target, and a fragment in a WebSocket URL.
+    ///   byte or space in the target or the host (percent-encoded too), and a
+    ///   fragment in a WebSocket URL.
     package init(_ url: String, schemes: Schemes) throws(HTTPClientError) {
         if let plain = HTTPTarget.parsePlain(url, schemes: schemes) {
             self = plain
@@ -82,6 +84,11 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
             throw .invalidURL(url)
         }
         if parsed.user != nil || parsed.password != nil { throw .invalidURL(url) }
+        // The host goes into `Host` and the TLS server name as it is: a percent-encoded space,
+        // line break or delimiter, decoded, would break the request's head. (An IPv6 literal
+        // keeps its zone's `%`, as in `fe80::1%eth0`.)
+        let isIPv6 = host.utf8.contains(UInt8(ascii: ":"))
+        guard host.utf8.allSatisfy({ isHostFieldByte($0) || isIPv6 && $0 == UInt8(ascii: "%") }) else { throw .invalidURL(url) }
         if schemes == .webSocket, parsed.fragment != nil { throw .invalidURL(url) }
         let port = parsed.port ?? (scheme == names.secure ? 443 : 80)
         guard (1...65535).contains(port) else { throw .invalidURL(url) }
@@ -90,6 +97,12 @@ public struct HTTPTarget: Sendable, Hashable, CustomStringConvertible {
         if let query = parsed.query(percentEncoded: true) { target += "?" + query }
         guard !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw .invalidURL(url) }
         return HTTPTarget(scheme: scheme, host: host, port: port, pathAndQuery: target)
+    }
+
+    /// A byte a host name may hold, decoded: no control byte, space, or delimiter of a URL or
+    /// a field, and no `%`, which written back in the URL would be read as an escape.
+    private static func isHostFieldByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte != 0x7F && !"/?#@[]\\\"<>,%".utf8.contains(byte)
     }
 
     /// A target from its parts.

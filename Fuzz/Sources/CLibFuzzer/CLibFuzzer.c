@@ -1,0 +1,2 @@
+// Declarations only: the driver itself is in the runtime that -sanitize=fuzzer links.
+#include "CLibFuzzer.h"
