@@ -25,6 +25,13 @@ final class Inflater {
     /// The compressed stream ended; bytes after it are ignored, unless they
     /// begin another stream of the same coding (a gzip member, a zstd frame).
     private(set) var finished = false
+    /// Bytes after an ended stream that begin no other: everything from them on is ignored.
+    private var ignoringRest = false
+    /// Bytes after an ended stream, too few yet to tell whether another stream begins
+    /// (the choice must not depend on where a read ends); ignored if the body ends with them.
+    private var held: [UInt8] = []
+    /// Enough bytes to tell: zstd's frame magic is four bytes, gzip's two.
+    private static let probeLength = 4
     /// The decoder filled the last chunk whole and may hold more output: call again, even without input.
     private(set) var hasPendingOutput = false
 
@@ -68,8 +75,33 @@ final class Inflater {
     private func inflate(_ input: UnsafeRawBufferPointer, maxOutput: Int,
                          emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(HTTPClientError) -> Int {
         if finished {
-            guard decoder.continues(with: input) else { return input.count }
+            if ignoringRest || input.isEmpty { return input.count }
+            let probe = held + input.prefix(Self.probeLength - held.count)
+            guard decoder.continues(with: UnsafeRawBufferPointer(start: probe, count: probe.count)) else {
+                ignoringRest = true
+                held = []
+                return input.count
+            }
+            if probe.count < Self.probeLength {
+                held = probe
+                return input.count
+            }
             finished = false
+            if !held.isEmpty {
+                let joined = held + Array(input)
+                held = []
+                var result: Result<Int, HTTPClientError> = .success(0)
+                joined.withUnsafeBytes { bytes in
+                    result = Result { () throws(HTTPClientError) in try inflate(bytes, maxOutput: maxOutput, emit: emit) }
+                }
+                let taken = try result.get(), heldCount = joined.count - input.count
+                // Output full before the held bytes were all taken: they wait for the next call.
+                if taken < heldCount {
+                    held = Array(joined[taken..<heldCount])
+                    finished = true
+                }
+                return max(0, taken - heldCount)
+            }
         }
         var offset = 0
         let consumedBefore = consumed
@@ -99,7 +131,16 @@ final class Inflater {
             if step.ended {
                 hasPendingOutput = false
                 // Another gzip member or zstd frame may follow (the decoder stops at each).
-                if decoder.continues(with: UnsafeRawBufferPointer(rebasing: input[offset...])) {
+                let rest = UnsafeRawBufferPointer(rebasing: input[offset...])
+                if rest.count < Self.probeLength {
+                    // Too few bytes to tell here: the next call (or the body's end) decides.
+                    finished = true
+                    if !rest.isEmpty {
+                        if decoder.continues(with: rest) { held = Array(rest) } else { ignoringRest = true }
+                    }
+                    return input.count
+                }
+                if decoder.continues(with: rest) {
                     if appended >= maxOutput { break }  // the next call goes on with the next stream
                     continue
                 }

@@ -1,16 +1,21 @@
 /// `gzip` and `deflate` bodies, through `ZlibStream`. zlib tells a gzip from a
-/// zlib header by itself; a `deflate` body that turns out to be raw deflate (no
-/// zlib header, as some servers send it) starts over as such on the same bytes.
+/// zlib header by itself. Some servers send raw deflate (no zlib header) as
+/// `deflate`: the first two bytes tell them apart (RFC 1950 §2.2: method 8, a
+/// window of at most 32 KiB, and a check that makes them a multiple of 31), so
+/// a first byte that arrives alone waits for the second, and the choice never
+/// depends on where a read ends.
 final class ZlibContentDecoder: ContentDecoder {
     private var stream: ZlibStream
     private let coding: ContentCoding
-    private var rawDeflateTried = false
-    /// Nothing taken or written yet: the only moment raw deflate may be tried.
-    private var untouched = true
+    /// `deflate` only: whether the framing is chosen yet.
+    private var framingKnown: Bool
+    /// `deflate` only: the first byte, held until the second arrives.
+    private var heldByte: UInt8?
 
     /// - Throws: `ContentDecodingError` if zlib cannot start (out of memory).
     init(_ coding: ContentCoding) throws(ContentDecodingError) {
         self.coding = coding
+        framingKnown = coding != .deflate
         stream = try Self.stream(.gzipOrZlib)
     }
 
@@ -24,14 +29,37 @@ final class ZlibContentDecoder: ContentDecoder {
 
     func step(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
         throws(ContentDecodingError) -> ContentDecodingStep {
+        if !framingKnown {
+            guard let next = input.first else { return ContentDecodingStep(taken: 0, written: 0, ended: false) }
+            guard let first = heldByte else {
+                guard input.count >= 2 else {
+                    heldByte = next
+                    return ContentDecodingStep(taken: 1, written: 0, ended: false)
+                }
+                try chooseFraming(next, input[1])
+                return try inflate(input, into: output)
+            }
+            try chooseFraming(first, next)
+            heldByte = nil
+            var held = first
+            let fed = try withUnsafeBytes(of: &held) { byte throws(ContentDecodingError) in try inflate(byte, into: output) }
+            let rest = try inflate(input, into: UnsafeMutableRawBufferPointer(rebasing: output[fed.written...]))
+            return ContentDecodingStep(taken: rest.taken, written: fed.written + rest.written, ended: rest.ended)
+        }
+        return try inflate(input, into: output)
+    }
+
+    private func chooseFraming(_ first: UInt8, _ second: UInt8) throws(ContentDecodingError) {
+        let isZlib = first & 0x0F == 8 && first >> 4 <= 7 && (UInt16(first) << 8 | UInt16(second)) % 31 == 0
+        if !isZlib { stream = try Self.stream(.raw(windowBits: 15)) }
+        framingKnown = true
+    }
+
+    private func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer)
+        throws(ContentDecodingError) -> ContentDecodingStep {
         do throws(ZlibError) {
             let step = try stream.step(input, into: output, flush: .none)
-            if step.taken > 0 || step.written > 0 { untouched = false }
             return ContentDecodingStep(taken: step.taken, written: step.written, ended: step.ended)
-        } catch where error.isCorruptData && untouched && !rawDeflateTried && coding == .deflate {
-            rawDeflateTried = true
-            stream = try Self.stream(.raw(windowBits: 15))
-            return try step(input, into: output)
         } catch {
             throw ContentDecodingError(description: "\(error)")
         }
