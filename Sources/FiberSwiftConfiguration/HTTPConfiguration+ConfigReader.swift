@@ -27,6 +27,12 @@ extension Fiber.HTTPConfiguration {
     ///   true), `socket.keepAlive` (seconds or `"none"`, default none),
     ///   `socket.readHighWatermark`, `socket.readLowWatermark` (bytes, defaults 262144, 65536).
     /// - `tls.…`: read by `Fiber.TLSConfiguration(configReader:)`.
+    /// - `httpVersion` (`automatic`, `http1Only` or `http2PriorKnowledge`, default `automatic`).
+    /// - `http2.maxConcurrentStreams` (integer, default 1000), `http2.streamWindowSize`,
+    ///   `http2.connectionWindowSize` (bytes, defaults 1048576 and 16777216),
+    ///   `http2.pingInterval` (seconds or `"none"`, default 30), `http2.pingTimeout` (seconds,
+    ///   default 10), `http2.maxControlFramesPer10Seconds` (integer, default 1000),
+    ///   `http2.maxContinuationFrames` (integer, default 8).
     /// - `proxy.url` (a secret string, default `none`): `none`, `environment` (the
     ///   `HTTP_PROXY` family, `Docs/Proxies.md`), or a proxy URL (`http://user:password@host:port`,
     ///   `socks5://…`); `proxy.noProxy` (string, default empty): hosts a URL's proxy leaves
@@ -53,6 +59,7 @@ extension Fiber.HTTPConfiguration {
         http.socket = try Fiber.SocketOptions.read(keys.scoped(to: "socket"))
         http.tls = try Fiber.TLSConfiguration.read(keys.scoped(to: "tls"))
         try http.readProxy(keys.scoped(to: "proxy"))
+        try http.readHTTP2(keys)
         do {
             try http.validate()
         } catch {
@@ -67,6 +74,22 @@ extension Fiber.HTTPConfiguration {
         if let count = try keys.int("maxIdleConnectionsPerHost") { maxIdleConnectionsPerHost = count }
         if let timeout = try keys.duration("idleTimeout") { idleTimeout = timeout }
         if let lifetime = try keys.durationOrNone("maxConnectionLifetime") { maxConnectionLifetime = lifetime }
+    }
+
+    /// `httpVersion` and the `http2.…` keys.
+    private mutating func readHTTP2(_ keys: StrictConfigReader) throws(FiberConfigurationError) {
+        let policies: KeyValuePairs<String, HTTPVersionPolicy> = [
+            "automatic": .automatic, "http1Only": .http1Only, "http2PriorKnowledge": .http2PriorKnowledge,
+        ]
+        if let policy = try keys.word("httpVersion", policies) { httpVersion = policy }
+        let h2 = keys.scoped(to: "http2")
+        if let count = try h2.int("maxConcurrentStreams") { http2.maxConcurrentStreams = count }
+        if let size = try h2.int("streamWindowSize") { http2.streamWindowSize = size }
+        if let size = try h2.int("connectionWindowSize") { http2.connectionWindowSize = size }
+        if let interval = try h2.durationOrNone("pingInterval") { http2.pingInterval = interval }
+        if let timeout = try h2.duration("pingTimeout") { http2.pingTimeout = timeout }
+        if let count = try h2.int("maxControlFramesPer10Seconds") { http2.maxControlFramesPer10Seconds = count }
+        if let count = try h2.int("maxContinuationFrames") { http2.maxContinuationFrames = count }
     }
 
     /// `proxy.url` and `proxy.noProxy`, checked here so that a bad URL blames its own key.

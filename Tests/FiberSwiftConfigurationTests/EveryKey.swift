@@ -74,6 +74,14 @@ struct EveryKey {
             entry("http.proxy.url", .string("http://user:secret@127.0.0.1:3128"), "HTTP_PROXY_URL",
                   "http://user:secret@127.0.0.1:3128", secret: true),
             entry("http.proxy.noProxy", .string("localhost,.internal"), "HTTP_PROXY_NO_PROXY", "localhost,.internal"),
+            entry("http.httpVersion", .string("http1Only"), "HTTP_HTTP_VERSION", "http1Only"),
+            entry("http.http2.maxConcurrentStreams", .int(64), "HTTP_HTTP2_MAX_CONCURRENT_STREAMS", "64"),
+            entry("http.http2.streamWindowSize", .int(262_144), "HTTP_HTTP2_STREAM_WINDOW_SIZE", "262144"),
+            entry("http.http2.connectionWindowSize", .int(4_194_304), "HTTP_HTTP2_CONNECTION_WINDOW_SIZE", "4194304"),
+            entry("http.http2.pingInterval", .string("none"), "HTTP_HTTP2_PING_INTERVAL", "none"),
+            entry("http.http2.pingTimeout", .double(2.5), "HTTP_HTTP2_PING_TIMEOUT", "2.5"),
+            entry("http.http2.maxControlFramesPer10Seconds", .int(100), "HTTP_HTTP2_MAX_CONTROL_FRAMES_PER10SECONDS", "100"),
+            entry("http.http2.maxContinuationFrames", .int(4), "HTTP_HTTP2_MAX_CONTINUATION_FRAMES", "4"),
         ]
     }
 
@@ -123,6 +131,11 @@ struct EveryKey {
         socket.readLowWatermark = 131_072
         #expect(http.socket == socket)
         #expect(http.proxy == .url("http://user:secret@127.0.0.1:3128", noProxy: "localhost,.internal"))
+        #expect(http.httpVersion == .http1Only)
+        #expect(http.http2.maxConcurrentStreams == 64 && http.http2.streamWindowSize == 262_144)
+        #expect(http.http2.connectionWindowSize == 4_194_304 && http.http2.pingInterval == nil)
+        #expect(http.http2.pingTimeout == .milliseconds(2500) && http.http2.maxControlFramesPer10Seconds == 100)
+        #expect(http.http2.maxContinuationFrames == 4)
         try expectApplied(to: http.tls)
     }
 
