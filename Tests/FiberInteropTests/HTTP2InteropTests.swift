@@ -231,3 +231,52 @@ struct FiberHTTP2InteropTests {
         }
     }
 }
+
+/// HTTP/2 against nghttpd (nghttp2's own server): TLS and h2c, a 1 MiB file
+/// through the flow-control windows, an upload echoed back, and trailers.
+@Suite(.serialized, .timeLimit(.minutes(2)),
+       .enabled(if: NghttpdServer.isInstalled, "nghttpd is not installed (Scripts/setup installs nghttp2-server)"))
+struct NghttpdInteropTests {
+    static let group = EventLoopGroup(loopCount: 1, name: "nghttpd-interop")
+
+    func withNghttpd(_ certificates: TestCertificates?, _ body: (NghttpdServer, HTTPClient) async throws -> Void) async throws {
+        let payload = patternedBytes(1 << 20, seed: 9)
+        let server = try await NghttpdServer.start(certificates: certificates, options: ["--echo-upload", "--trailer=x-check: ok"]) { root in
+            try Data(payload).write(to: URL(fileURLWithPath: root + "/big.bin"))
+        }
+        var configuration = HTTPClient.Configuration()
+        if let certificates { configuration.tls = certificates.clientTrustingRoot } else { configuration.httpVersion = .http2PriorKnowledge }
+        configuration.maxConnectionsPerHost = 1
+        let client = HTTPClient(eventLoopGroup: Self.group, configuration: configuration)
+        do {
+            try await body(server, client)
+        } catch {
+            await client.shutdown()
+            _ = await server.stop()
+            throw error
+        }
+        await client.shutdown()
+        #expect(await server.stop(), "nghttpd stopped on SIGTERM")
+    }
+
+    @Test(arguments: [true, false])
+    func downloadsUploadsAndTrailers(tls: Bool) async throws {
+        let certificates = tls ? try await TestCertificates.shared() : nil
+        try await withNghttpd(certificates) { server, client in
+            let big = try await client.execute(HTTPClientRequest(url: server.url("/big.bin")))
+            #expect(big.version == .http2)
+            #expect(big.body == patternedBytes(1 << 20, seed: 9))
+            #expect(big.trailers?.first(name: "x-check") == "ok")
+            let upload = patternedBytes(300_000, seed: 4)
+            let echoed = try await client.execute(HTTPClientRequest(url: server.url("/echo"), method: "POST", body: .bytes(upload)))
+            #expect(echoed.body == upload)
+            let parallel = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<32 { group.addTask { try await client.execute(HTTPClientRequest(url: server.url("/big.bin"))).body.count } }
+                return try await group.reduce(0, +)
+            }
+            #expect(parallel == 32 << 20, "32 streams on one connection, each window given back as it is read")
+            let statistics = await client.statistics()
+            #expect(statistics.open == 1 && statistics.leased == 0)
+        }
+    }
+}
