@@ -13,6 +13,8 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
 
     private var output: [UInt8] = []
     private var writing = false
+    /// A flush is queued on the loop: the requests that start before it runs go out in one write.
+    private var flushQueued = false
     private var closedWith: HTTPClientError?
     /// Found inside a callback: the connection closes once the session call returns.
     private var pendingClose: HTTPClientError?
@@ -91,7 +93,7 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
         if request.body == nil { requestSent(stream) }
         if let timer = rules.streamOpened() { setIdleTimer(timer) }
         armTimer(of: stream)
-        settle()
+        queueFlush()
         return stream
     }
 
@@ -183,6 +185,27 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
             let kind: HTTPClientError.Kind = error.kind == .closed ? .connectionClosed : error.kind == .tls ? .tls : .transport
             close(HTTPClientError(kind, transport: error))
         }
+    }
+
+    /// Writes the new stream's HEADERS once the tasks already queued on the loop have run:
+    /// requests that start together (their answers came in one read) share one write,
+    /// not a system call each.
+    private func queueFlush() {
+        guard !flushQueued else { return }
+        flushQueued = true
+        do {
+            try loop.execute { [weak shell] in
+                shell?.assumeIsolated { $0.core.queuedFlush() }
+            }
+        } catch {
+            flushQueued = false
+            settle()
+        }
+    }
+
+    func queuedFlush() {
+        flushQueued = false
+        settle()
     }
 
     /// After every session call: gives consumed bytes back to the windows,
