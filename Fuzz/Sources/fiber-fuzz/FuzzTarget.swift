@@ -2,8 +2,7 @@
 /// it starts from (valid messages of each shape, written by `FIBER_FUZZ_WRITE_SEEDS`).
 ///
 /// A target fails by calling `FuzzCheck.fail`, which aborts: libFuzzer then
-/// saves the input as a crash artifact. To add a target (HTTP/2 frames, say),
-/// write a file with a `static let target = FuzzTarget(...)` and list it in
+/// saves the input as a crash artifact. To add a target, write a file with a `static let target = FuzzTarget(...)` and list it in
 /// `FuzzTarget.all`; `Scripts/fuzz` finds it by name.
 struct FuzzTarget: Sendable {
     let name: String
@@ -24,5 +23,6 @@ struct FuzzTarget: Sendable {
         HTTPTargetFuzz.target,
         MultipartFormFuzz.target,
         FormURLEncodingFuzz.target,
+        HTTP2FramesFuzz.target,
     ]
 }
