@@ -4,21 +4,26 @@ import Testing
 
 /// The client over a real, faulty network: each row makes two network
 /// namespaces, one with the project's test server and nginx, one the client's
-/// loop joins, links them by a veth pair, applies one fault with `tc` or `ip` (netem, a token
-/// bucket, the link going down, a black hole, a small MTU) and runs requests
+/// loop joins, links them by a veth pair or a delay line (latency, reordering),
+/// applies one fault with `tc`, `ip` or `nft` (loss, a token bucket, the link
+/// going down, a black hole, a small MTU) and runs requests
 /// and transfers across. Every row checks that requests finish, or fail with the
 /// right typed error, within their bounds; that bodies arrive intact; that a
 /// POST reaches the server once; and that the pool is at rest and no handle is
 /// left afterwards. Rows run one at a time, each on its own link.
 ///
-/// Needs root and iproute2; a row that needs netem is skipped (with the reason)
-/// on a kernel without it, and the loss rows then drop packets with nftables.
+/// Needs root and iproute2, nftables for the loss rows, TUN devices and python3
+/// for the delay line; a row that cannot run here is skipped, saying why.
 @Suite("Fault matrix (network namespaces)", .serialized, .timeLimit(.minutes(2)))
 struct FaultMatrixTests {
     @Test("1. 100 ms round trip") func latency100ms() async throws {
-        try await faultRow("1", "100 ms RTT (netem delay 50 ms each way)") { log in
-            try await withFaultRig(row: 1) { rig in
-                try await rig.network.netem("delay", "50ms")
+        try await faultRow("1", "100 ms RTT (a delay line: 50 ms each way)") { log in
+            try await withFaultRig(row: 1, link: .delayLine(oneWay: .milliseconds(50))) { rig in
+                // The link's round trip is real: a TCP handshake takes one.
+                let first = try await log.timed("GET on a new connection") { try await rig.small() }
+                let connect = first.timing.connect ?? .zero
+                log.note("connected (timing.connect)", after: connect)
+                #expect(connect >= .milliseconds(95) && connect < .milliseconds(500), "\(connect)")
                 try await rig.download("2m.bin", log: log)
                 try await rig.upload(256 * 1024, log: log)
                 try await rig.fiberExchanges(log: log)
@@ -27,9 +32,8 @@ struct FaultMatrixTests {
     }
 
     @Test("2. 1 s round trip: a deadline shorter than the RTT, then a longer one") func latency1s() async throws {
-        try await faultRow("2", "1 s RTT (netem delay 500 ms each way)") { log in
-            try await withFaultRig(row: 2) { rig in
-                try await rig.network.netem("delay", "500ms")
+        try await faultRow("2", "1 s RTT (a delay line: 500 ms each way)") { log in
+            try await withFaultRig(row: 2, link: .delayLine(oneWay: .milliseconds(500))) { rig in
                 var short = HTTPClient.RequestOptions()
                 short.timeout = .milliseconds(600)
                 try await log.timed("GET with a 600 ms deadline") {
@@ -71,9 +75,8 @@ struct FaultMatrixTests {
     }
 
     @Test("5. Reordering") func reordering() async throws {
-        try await faultRow("5", "reordering (netem delay 10 ms, 25 % sent at once)") { log in
-            try await withFaultRig(row: 5) { rig in
-                try await rig.network.netem("delay", "10ms", "reorder", "25%", "50%")
+        try await faultRow("5", "reordering (a delay line: 10 ms each way, 25 % of packets sent at once)") { log in
+            try await withFaultRig(row: 5, link: .delayLine(oneWay: .milliseconds(10), reorderPercent: 25)) { rig in
                 try await rig.download("4m.bin", log: log)
                 try await rig.upload(1024 * 1024, log: log)
             }

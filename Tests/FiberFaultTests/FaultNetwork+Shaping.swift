@@ -1,46 +1,15 @@
 import Testing
 
-/// The faults a row applies to its link. netem (`tc qdisc … netem`) shapes
-/// both ends of the pair, so each direction gets the delay or loss given; the
-/// bottleneck is a token bucket (`tbf`) on the server's end, the direction
-/// responses travel.
+/// The faults a row applies to its link (latency and reordering come from the
+/// link itself: `Link.delayLine`). Loss is an nftables rule on arrival in each
+/// namespace; the bottleneck is a token bucket (`tbf`) on one end.
 extension FaultNetwork {
-    /// True when the kernel has netem (loading `sch_netem` first if `modprobe` is there).
-    func hasNetem() async -> Bool {
-        func probe() async -> Bool {
-            do {
-                try await inClient("tc", ["qdisc", "replace", "dev", clientSide, "root", "netem", "delay", "0ms"])
-                try await inClient("tc", ["qdisc", "del", "dev", clientSide, "root"])
-                return true
-            } catch {
-                return false
-            }
-        }
-        if await probe() { return true }
-        await SystemCommand.attempt("modprobe", ["sch_netem"])
-        return await probe()
-    }
-
-    /// netem with `parameters` (`delay 50ms`, `loss 1%`, …) on both ends; skips the
-    /// row (cancels the test, saying why) when the kernel has no netem.
-    func netem(_ parameters: String...) async throws {
-        guard await hasNetem() else {
-            try skipRow("netem is not available on this kernel (no sch_netem, built in or as a module), so this row cannot shape the link")
-        }
-        try await inClient("tc", ["qdisc", "replace", "dev", clientSide, "root", "netem"] + parameters)
-        try await inServer("tc", ["qdisc", "replace", "dev", serverSide, "root", "netem"] + parameters)
-    }
-
-    /// Drops `percent` % of the packets in each direction at random: with netem, or,
-    /// on a kernel without it, with an nftables rule (`numgen random`) on arrival in
-    /// each namespace. Returns which of the two did it; skips the row when neither exists.
+    /// Drops `percent` % of the packets arriving in each namespace at random, with an
+    /// nftables rule (`numgen random`); returns what it did, for the row's notes.
+    /// Skips the row when nftables is missing.
     func dropRandomly(percent: Int) async throws -> String {
-        if await hasNetem() {
-            try await netem("loss", "\(percent)%")
-            return "netem loss \(percent)%"
-        }
         guard SystemCommand.find("nft") != nil else {
-            try skipRow("neither netem nor nftables (`nft`) is available to drop packets")
+            try skipRow("nftables (`nft`) is not installed, so this row cannot drop packets (Scripts/setup installs it)")
         }
         for namespace in [clientNamespace, serverNamespace] {
             try await run(in: namespace, "nft", ["add", "table", "inet", "fiberfault"])
@@ -48,7 +17,7 @@ extension FaultNetwork {
             try await run(in: namespace, "nft", ["add", "rule", "inet", "fiberfault", "in",
                                                  "numgen", "random", "mod", "100", "<", "\(percent)", "drop"])
         }
-        return "nftables drops \(percent) % on arrival each way (no netem on this kernel)"
+        return "nftables drops \(percent) % on arrival each way"
     }
 
     /// Limits what the server sends to `rate` (tc's syntax: `1mbit`) with a token bucket.

@@ -1,4 +1,5 @@
 import FiberRuntime
+import FiberTesting
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -6,8 +7,9 @@ import Glibc
 #endif
 
 /// One private link for one row of the fault matrix: two network namespaces,
-/// the client's and the servers', joined by a veth pair with private addresses
-/// (10.213.P.4R+1/30 and fd00:f1be:P:R::/64, P from the process id, R the row).
+/// the client's and the servers', joined by a veth pair, or by a delay line
+/// (`Link`), with private addresses (10.213.P.4R+1/30 and fd00:f1be:P:R::/64,
+/// P from the process id, R the row).
 /// The test process's own namespace is never touched: the client's loop thread
 /// and the test server's loop thread each join their namespace (`join`), nginx
 /// starts in the servers' one, and every fault is applied to the pair's two ends.
@@ -18,7 +20,19 @@ import Glibc
 /// client's end) and `b` (the server's end): unique per process, and each run
 /// first deletes what a killed one left behind (`removeStale`).
 final class FaultNetwork: Sendable {
+    /// What joins the two namespaces.
+    enum Link: Sendable {
+        /// A veth pair: what one end sends, the other receives at once.
+        case veth
+        /// A TUN device in each namespace and `Scripts/delay_line.py` between them, which
+        /// holds every packet for `oneWay` in each direction, and sends `reorderPercent` %
+        /// of them without the delay, ahead of those it holds. It does what netem's `delay`
+        /// and `reorder` do, in user space, so it runs on kernels built without netem.
+        case delayLine(oneWay: Duration, reorderPercent: Int = 0)
+    }
+
     let row: Int
+    let link: Link
     let clientNamespace: String
     let serverNamespace: String
     /// The veth end in the client's namespace.
@@ -34,10 +48,17 @@ final class FaultNetwork: Sendable {
     /// The IPv6 address dropped the same way.
     let silentIPv6: String
 
-    private init(row: Int) {
+    /// The delay line's process, while it runs.
+    private let delayLine = Locked<ChildProcess?>(nil)
+    /// The file the delay line prints to.
+    private let delayLineOutput: String
+
+    private init(row: Int, link: Link) {
         let pid = Int(getpid())
         let base = "ff\(pid)r\(row)"
         self.row = row
+        self.link = link
+        delayLineOutput = NSTemporaryDirectory() + "fiber-fault-delay-line-\(base)-\(UUID().uuidString)"
         clientNamespace = base + "c"
         serverNamespace = base + "s"
         clientSide = base + "a"
@@ -52,22 +73,26 @@ final class FaultNetwork: Sendable {
         silentIPv6 = prefix + "99"
     }
 
-    /// Why this machine cannot run the matrix (not root, no `ip` or `tc`), or nil.
-    static var unavailableReason: String? {
+    /// Why this machine cannot make `link` (not root, no `ip` or `tc`, no TUN device or `python3` for a delay line), or nil.
+    static func unavailableReason(for link: Link) -> String? {
         if geteuid() != 0 { return "the fault matrix needs root to create network namespaces (it runs as uid \(geteuid()))" }
         if SystemCommand.find("ip") == nil { return "the fault matrix needs iproute2's `ip` (Scripts/setup installs it)" }
         if SystemCommand.find("tc") == nil { return "the fault matrix needs iproute2's `tc` (Scripts/setup installs it)" }
+        if case .delayLine = link {
+            if !FileManager.default.fileExists(atPath: "/dev/net/tun") { return "the delay line needs TUN devices (/dev/net/tun)" }
+            if SystemCommand.find("python3") == nil { return "the delay line needs python3" }
+        }
         return nil
     }
 
-    /// Makes the namespaces and the link for `row`, both ends up, addresses set.
+    /// Makes the namespaces and the `link` for `row`, both ends up, addresses set.
     /// Skips the row (cancels the test, with the reason) when namespaces cannot be made here.
     ///
     /// - Throws: `SystemCommand.Failure` when a later step fails (whatever was made is removed first).
-    static func make(row: Int) async throws -> FaultNetwork {
-        if let reason = unavailableReason { try skipRow(reason) }
+    static func make(row: Int, link: Link = .veth) async throws -> FaultNetwork {
+        if let reason = unavailableReason(for: link) { try skipRow(reason) }
         await removeStale()
-        let network = FaultNetwork(row: row)
+        let network = FaultNetwork(row: row, link: link)
         await network.remove()
         do {
             try await SystemCommand.run("ip", ["netns", "add", network.clientNamespace])
@@ -86,16 +111,23 @@ final class FaultNetwork: Sendable {
     }
 
     private func configure() async throws {
-        try await SystemCommand.run("ip", ["link", "add", "name", clientSide, "netns", clientNamespace, "type", "veth",
-                                           "peer", "name", serverSide, "netns", serverNamespace])
+        switch link {
+        case .veth:
+            try await SystemCommand.run("ip", ["link", "add", "name", clientSide, "netns", clientNamespace, "type", "veth",
+                                               "peer", "name", serverSide, "netns", serverNamespace])
+        case let .delayLine(oneWay, reorderPercent):
+            try await inClient("ip", ["tuntap", "add", "dev", clientSide, "mode", "tun"])
+            try await inServer("ip", ["tuntap", "add", "dev", serverSide, "mode", "tun"])
+            try await startDelayLine(oneWay: oneWay, reorderPercent: reorderPercent)
+        }
         for (namespace, device, v4, v6) in [(clientNamespace, clientSide, clientIPv4, clientIPv6),
                                             (serverNamespace, serverSide, serverIPv4, serverIPv6)] {
             try await run(in: namespace, "ip", ["addr", "add", v4 + "/30", "dev", device])
             // nodad: the address is usable at once instead of after duplicate address detection.
             try await run(in: namespace, "ip", ["-6", "addr", "add", v6 + "/64", "dev", device, "nodad"])
             // One segment per packet (no 64 KiB super-packets, which a veth passes whole): each
-            // fault then meets packets of the sizes a wire carries.
-            try await run(in: namespace, "ip", ["link", "set", "dev", device, "gso_max_segs", "1"])
+            // fault then meets packets of the sizes a wire carries. A TUN device sends no others.
+            if case .veth = link { try await run(in: namespace, "ip", ["link", "set", "dev", device, "gso_max_segs", "1"]) }
             try await run(in: namespace, "ip", ["link", "set", device, "up"])
             try await run(in: namespace, "ip", ["link", "set", "lo", "up"])
         }
@@ -106,8 +138,42 @@ final class FaultNetwork: Sendable {
         try await inServer("ip", ["-6", "route", "add", "blackhole", silentIPv6 + "/128"])
     }
 
-    /// Deletes the namespaces (and with them the link, its routes and rules); safe to call twice.
+    /// Starts `Scripts/delay_line.py` between the two TUN devices and waits (at most 10 s) until it holds both.
+    private func startDelayLine(oneWay: Duration, reorderPercent: Int) async throws {
+        guard let python = SystemCommand.find("python3") else { throw SystemCommand.Failure(description: "python3 is not installed") }
+        // The repository's root, from this file two folders down (Tests/FiberFaultTests/).
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scripts/delay_line.py").path
+        let milliseconds = Double(oneWay.components.seconds) * 1000 + Double(oneWay.components.attoseconds) / 1e15
+        let process = try ChildProcess.spawn(
+            python, arguments: [script, clientNamespace, clientSide, serverNamespace, serverSide,
+                                "--delay-ms", String(milliseconds), "--reorder", String(reorderPercent), "--seed", String(row)],
+            output: delayLineOutput)
+        delayLine.withLock { $0 = process }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, process.isRunning {
+            if delayLineReport.hasPrefix("ready") { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw SystemCommand.Failure(description: "the delay line did not start (\(process.exitDescription)): \(delayLineReport)")
+    }
+
+    /// What the delay line printed so far.
+    private var delayLineReport: String { (try? String(contentsOfFile: delayLineOutput, encoding: .utf8)) ?? "" }
+
+    /// Stops the delay line, if one runs, and returns what it says it carried.
+    @discardableResult
+    func stopDelayLine() async -> String? {
+        guard let process = delayLine.withLock({ value in defer { value = nil }; return value }) else { return nil }
+        await process.terminate()
+        let report = delayLineReport.split(separator: "\n").last { $0.hasPrefix("carried") }.map(String.init)
+        try? FileManager.default.removeItem(atPath: delayLineOutput)
+        return report.map { "the delay line " + $0 }
+    }
+
+    /// Deletes the namespaces (and with them the link, its routes and rules) and stops the delay line; safe to call twice.
     func remove() async {
+        await stopDelayLine()
         await SystemCommand.attempt("ip", ["-n", clientNamespace, "link", "del", clientSide])
         await SystemCommand.attempt("ip", ["netns", "del", clientNamespace])
         await SystemCommand.attempt("ip", ["netns", "del", serverNamespace])

@@ -30,16 +30,16 @@ struct FaultRig: Sendable {
     func requestsReceived(_ path: String) -> Int { server.recordedRequests().filter { $0.path == path }.count }
 }
 
-/// Runs `body` with a fresh rig for `row`, then checks that the client's pool is at
+/// Runs `body` with a fresh rig for `row` whose namespaces `link` joins, then checks that the client's pool is at
 /// rest (nothing leased, connecting or waiting) and that its loops hold no handle, and
 /// takes everything down (servers, namespace, link) whatever happened.
 /// Skips the test, saying why, where namespaces cannot be made.
 func withFaultRig(
-    row: Int, sourceLocation: SourceLocation = #_sourceLocation,
+    row: Int, link: FaultNetwork.Link = .veth, sourceLocation: SourceLocation = #_sourceLocation,
     configure: (inout HTTPClient.Configuration) -> Void = { _ in },
     _ body: (FaultRig) async throws -> Void
 ) async throws {
-    let network = try await FaultNetwork.make(row: row)
+    let network = try await FaultNetwork.make(row: row, link: link)
     var serverGroup: EventLoopGroup?
     var server: TestHTTPServer?
     var nginx: NamespaceNginx?
@@ -69,6 +69,7 @@ func withFaultRig(
             RowLog.current?.note("TCP retransmitted \(retransmitted.server) segments from the servers, \(retransmitted.client) from the client")
         }
         let rest = await waitForRest(made)
+        if let carried = await network.stopDelayLine() { RowLog.current?.note(carried) }
         #expect(rest.leased == 0 && rest.connecting == 0 && rest.waiting == 0 && rest.open == rest.idle,
                 "the pool is not at rest after the row: \(rest)", sourceLocation: sourceLocation)
         await made.shutdown()
