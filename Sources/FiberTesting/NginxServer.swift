@@ -75,7 +75,8 @@ public final class NginxServer: Sendable {
             for _ in 1...5 {
                 let (reservation, port) = try reservePort()
                 defer { close(reservation) }
-                let conf = configuration(server: server, http: http, directory: directory, port: port, tls: tls, http2: http2)
+                let listen = "127.0.0.1:\(port) reuseport\(tls ? " ssl" : "")\(http2 ? " http2" : "")"
+                let conf = configuration(directory: directory, listen: [listen], server: server, http: http, port: port)
                 try conf.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
                 let process = try ChildProcess.spawn(
                     binary, arguments: ["-p", directory + "/", "-c", directory + "/nginx.conf", "-e", directory + "/error.log"],
@@ -127,12 +128,20 @@ public final class NginxServer: Sendable {
 
     // MARK: Start-up
 
-    private static func configuration(server: String, http: String, directory: String, port: Int, tls: Bool, http2: Bool) -> String {
+    /// The whole configuration of one nginx that keeps everything in `directory` (its pid,
+    /// logs and temporary files; the document root is `directory/www`) and runs in the
+    /// foreground as one process that never changes user: one `server` block with a
+    /// `listen` directive for each of `listen` (`127.0.0.1:8080 ssl`, `[fd00::2]:80`) and
+    /// the directives `server`; `http` adds to the `http` block. `{{PORT}}` (`port`),
+    /// `{{ROOT}}` and `{{DIR}}` in `server` and `http` are replaced.
+    public static func configuration(directory: String, listen: [String], server: String, http: String = "", port: Int = 0)
+        -> String {
         func fill(_ text: String) -> String {
             text.replacingOccurrences(of: "{{PORT}}", with: String(port))
                 .replacingOccurrences(of: "{{ROOT}}", with: directory + "/www")
                 .replacingOccurrences(of: "{{DIR}}", with: directory)
         }
+        let listenLines = listen.map { "        listen \($0);" }.joined(separator: "\n")
         return """
         daemon off;
         master_process off;
@@ -155,7 +164,7 @@ public final class NginxServer: Sendable {
             keepalive_timeout 65s;
         \(fill(http))
             server {
-                listen 127.0.0.1:\(port) reuseport\(tls ? " ssl" : "")\(http2 ? " http2" : "");
+        \(listenLines)
                 server_name localhost;
                 root \(directory)/www;
         \(fill(server))

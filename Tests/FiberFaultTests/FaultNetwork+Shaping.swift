@@ -11,10 +11,10 @@ extension FaultNetwork {
         guard SystemCommand.find("nft") != nil else {
             try skipRow("nftables (`nft`) is not installed, so this row cannot drop packets (Scripts/setup installs it)")
         }
-        for namespace in [clientNamespace, serverNamespace] {
-            try await run(in: namespace, "nft", ["add", "table", "inet", "fiberfault"])
-            try await run(in: namespace, "nft", ["add", "chain", "inet", "fiberfault", "in", "{ type filter hook input priority 0 ; }"])
-            try await run(in: namespace, "nft", ["add", "rule", "inet", "fiberfault", "in",
+        for namespace in [client, server] {
+            try await namespace.run("nft", ["add", "table", "inet", "fiberfault"])
+            try await namespace.run("nft", ["add", "chain", "inet", "fiberfault", "in", "{ type filter hook input priority 0 ; }"])
+            try await namespace.run("nft", ["add", "rule", "inet", "fiberfault", "in",
                                                  "numgen", "random", "mod", "100", "<", "\(percent)", "drop"])
         }
         return "nftables drops \(percent) % on arrival each way"

@@ -33,8 +33,12 @@ final class FaultNetwork: Sendable {
 
     let row: Int
     let link: Link
-    let clientNamespace: String
-    let serverNamespace: String
+    /// The client's namespace.
+    let client: NetworkNamespace
+    /// The servers' namespace.
+    let server: NetworkNamespace
+    var clientNamespace: String { client.name }
+    var serverNamespace: String { server.name }
     /// The veth end in the client's namespace.
     let clientSide: String
     /// The veth end in the servers' namespace.
@@ -59,8 +63,8 @@ final class FaultNetwork: Sendable {
         self.row = row
         self.link = link
         delayLineOutput = NSTemporaryDirectory() + "fiber-fault-delay-line-\(base)-\(UUID().uuidString)"
-        clientNamespace = base + "c"
-        serverNamespace = base + "s"
+        client = NetworkNamespace(name: base + "c")
+        server = NetworkNamespace(name: base + "s")
         clientSide = base + "a"
         serverSide = base + "b"
         let subnet = "10.213.\(pid % 256)."
@@ -73,10 +77,9 @@ final class FaultNetwork: Sendable {
         silentIPv6 = prefix + "99"
     }
 
-    /// Why this machine cannot make `link` (not root, no `ip` or `tc`, no TUN device or `python3` for a delay line), or nil.
+    /// Why this machine cannot make `link` (no namespaces, no `tc`, no TUN device or `python3` for a delay line), or nil.
     static func unavailableReason(for link: Link) -> String? {
-        if geteuid() != 0 { return "the fault matrix needs root to create network namespaces (it runs as uid \(geteuid()))" }
-        if SystemCommand.find("ip") == nil { return "the fault matrix needs iproute2's `ip` (Scripts/setup installs it)" }
+        if let reason = NetworkNamespace.unavailableReason { return reason }
         if SystemCommand.find("tc") == nil { return "the fault matrix needs iproute2's `tc` (Scripts/setup installs it)" }
         if case .delayLine = link {
             if !FileManager.default.fileExists(atPath: "/dev/net/tun") { return "the delay line needs TUN devices (/dev/net/tun)" }
@@ -95,8 +98,8 @@ final class FaultNetwork: Sendable {
         let network = FaultNetwork(row: row, link: link)
         await network.remove()
         do {
-            try await SystemCommand.run("ip", ["netns", "add", network.clientNamespace])
-            try await SystemCommand.run("ip", ["netns", "add", network.serverNamespace])
+            try await network.client.create()
+            try await network.server.create()
         } catch {
             await network.remove()
             try skipRow("network namespaces cannot be made here: \(error)")
@@ -120,16 +123,16 @@ final class FaultNetwork: Sendable {
             try await inServer("ip", ["tuntap", "add", "dev", serverSide, "mode", "tun"])
             try await startDelayLine(oneWay: oneWay, reorderPercent: reorderPercent)
         }
-        for (namespace, device, v4, v6) in [(clientNamespace, clientSide, clientIPv4, clientIPv6),
-                                            (serverNamespace, serverSide, serverIPv4, serverIPv6)] {
-            try await run(in: namespace, "ip", ["addr", "add", v4 + "/30", "dev", device])
+        for (namespace, device, v4, v6) in [(client, clientSide, clientIPv4, clientIPv6),
+                                            (server, serverSide, serverIPv4, serverIPv6)] {
+            try await namespace.run("ip", ["addr", "add", v4 + "/30", "dev", device])
             // nodad: the address is usable at once instead of after duplicate address detection.
-            try await run(in: namespace, "ip", ["-6", "addr", "add", v6 + "/64", "dev", device, "nodad"])
+            try await namespace.run("ip", ["-6", "addr", "add", v6 + "/64", "dev", device, "nodad"])
             // One segment per packet (no 64 KiB super-packets, which a veth passes whole): each
             // fault then meets packets of the sizes a wire carries. A TUN device sends no others.
-            if case .veth = link { try await run(in: namespace, "ip", ["link", "set", "dev", device, "gso_max_segs", "1"]) }
-            try await run(in: namespace, "ip", ["link", "set", device, "up"])
-            try await run(in: namespace, "ip", ["link", "set", "lo", "up"])
+            if case .veth = link { try await namespace.run("ip", ["link", "set", "dev", device, "gso_max_segs", "1"]) }
+            try await namespace.run("ip", ["link", "set", device, "up"])
+            try await namespace.run("ip", ["link", "set", "lo", "up"])
         }
         // The silent addresses: routed to the server side, dropped there without a word.
         try await inClient("ip", ["route", "add", silentIPv4 + "/32", "via", serverIPv4, "dev", clientSide])
@@ -175,8 +178,8 @@ final class FaultNetwork: Sendable {
     func remove() async {
         await stopDelayLine()
         await SystemCommand.attempt("ip", ["-n", clientNamespace, "link", "del", clientSide])
-        await SystemCommand.attempt("ip", ["netns", "del", clientNamespace])
-        await SystemCommand.attempt("ip", ["netns", "del", serverNamespace])
+        await client.remove()
+        await server.remove()
     }
 
     /// Deletes namespaces named `ff<pid>r<row>c` or `…s` whose process no longer runs.
@@ -202,31 +205,22 @@ final class FaultNetwork: Sendable {
 
     /// Runs `tool` inside the client's namespace.
     func inClient(_ tool: String, _ arguments: [String]) async throws {
-        try await run(in: clientNamespace, tool, arguments)
+        try await client.run(tool, arguments)
     }
 
     /// Runs `tool` inside the servers' namespace.
     func inServer(_ tool: String, _ arguments: [String]) async throws {
-        try await run(in: serverNamespace, tool, arguments)
-    }
-
-    /// Runs `tool` inside `namespace`; returns what it printed.
-    @discardableResult
-    func run(in namespace: String, _ tool: String, _ arguments: [String]) async throws -> String {
-        guard let path = SystemCommand.find(tool) else { throw SystemCommand.Failure(description: "\(tool) is not installed") }
-        return try await SystemCommand.run("ip", ["netns", "exec", namespace, path] + arguments)
+        try await server.run(tool, arguments)
     }
 
     /// TCP segments retransmitted so far in the client's and the servers' namespace (each one's `/proc/net/snmp`).
     func retransmissions() async -> (client: Int, server: Int)? {
-        guard let client = await retransmissions(in: clientNamespace), let server = await retransmissions(in: serverNamespace) else {
-            return nil
-        }
-        return (client, server)
+        guard let sent = await retransmissions(in: client), let received = await retransmissions(in: server) else { return nil }
+        return (sent, received)
     }
 
-    private func retransmissions(in namespace: String) async -> Int? {
-        guard let snmp = try? await run(in: namespace, "cat", ["/proc/net/snmp"]) else { return nil }
+    private func retransmissions(in namespace: NetworkNamespace) async -> Int? {
+        guard let snmp = try? await namespace.run("cat", ["/proc/net/snmp"]) else { return nil }
         let tcp = snmp.split(separator: "\n").filter { $0.hasPrefix("Tcp:") }.map { $0.split(separator: " ") }
         guard tcp.count == 2, let column = tcp[0].firstIndex(of: "RetransSegs"), column < tcp[1].count else { return nil }
         return Int(tcp[1][column])
@@ -234,29 +228,11 @@ final class FaultNetwork: Sendable {
 
     /// Moves `loop`'s thread into the client's namespace: the sockets it opens from then on belong there.
     func joinClient(_ loop: EventLoop) async throws {
-        let path = "/run/netns/" + clientNamespace
-        try await loop.submit { try Self.joinNamespace(at: path) }
+        try await client.join(loop)
     }
 
     /// Moves `loop`'s thread into the servers' namespace.
     func joinServer(_ loop: EventLoop) async throws {
-        let path = "/run/netns/" + serverNamespace
-        try await loop.submit { try Self.joinNamespace(at: path) }
-    }
-
-    /// Moves the calling thread (only it: a network namespace is per thread) into the namespace at `path`.
-    private static func joinNamespace(at path: String) throws {
-        // setns(2) through dlsym: Glibc's Swift module hides it behind _GNU_SOURCE.
-        typealias SetNS = @convention(c) (Int32, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "setns") else {
-            throw SystemCommand.Failure(description: "setns is not in this C library")
-        }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemCommand.Failure(description: "open \(path): errno \(errno)") }
-        defer { close(fd) }
-        let cloneNewNet: Int32 = 0x4000_0000
-        guard unsafeBitCast(symbol, to: SetNS.self)(fd, cloneNewNet) == 0 else {
-            throw SystemCommand.Failure(description: "setns \(path): errno \(errno)")
-        }
+        try await server.join(loop)
     }
 }

@@ -87,33 +87,8 @@ final class NamespaceNginx: Sendable {
     }
 
     private static func configuration(network: FaultNetwork, directory: String) -> String {
-        // One process in the foreground that never changes user; nothing outside `directory`.
-        """
-        daemon off;
-        master_process off;
-        worker_processes 1;
-        pid \(directory)/nginx.pid;
-        error_log \(directory)/error.log warn;
-        events { worker_connections 256; }
-        http {
-            access_log off;
-            client_body_temp_path \(directory)/client_body;
-            proxy_temp_path \(directory)/proxy;
-            fastcgi_temp_path \(directory)/fastcgi;
-            uwsgi_temp_path \(directory)/uwsgi;
-            scgi_temp_path \(directory)/scgi;
-            default_type application/octet-stream;
-            sendfile on;
-            keepalive_timeout 65s;
-            server {
-                listen \(network.serverIPv4):80;
-                listen [\(network.serverIPv6)]:80;
-                root \(directory)/www;
-                location /files/ { }
-                location /slow/ { alias \(directory)/www/files/; limit_rate 512k; }
-            }
-        }
-
-        """
+        NginxServer.configuration(
+            directory: directory, listen: ["\(network.serverIPv4):80", "[\(network.serverIPv6)]:80"],
+            server: "location /files/ { }\nlocation /slow/ { alias {{ROOT}}/files/; limit_rate 512k; }")
     }
 }

@@ -11,7 +11,8 @@ import Glibc
 /// an address on each end, and a default route inside it through this side.
 /// `remove()` deletes it (which destroys the pair); names are unique per process and test.
 final class TestNetworkNamespace: Sendable {
-    let name: String
+    let namespace: NetworkNamespace
+    var name: String { namespace.name }
     /// The number of this namespace in the process, part of its names and addresses.
     let index: Int
     let outside: String
@@ -23,18 +24,13 @@ final class TestNetworkNamespace: Sendable {
 
     private static let counter = Locked(0)
 
-    /// Whether this process can make namespaces (root, iproute2, a kernel that allows it): one is made and deleted.
-    static let isAvailable: Bool = {
-        let probe = "fibermon-\(getpid())-probe"
-        guard (try? ip(["netns", "add", probe])) != nil else { return false }
-        _ = try? ip(["netns", "del", probe])
-        return true
-    }()
+    /// Whether this process can make namespaces (root, iproute2, a kernel that allows it).
+    static var isAvailable: Bool { NetworkNamespace.unavailableReason == nil }
 
     private init(_ n: Int) {
         let pid = Int(getpid())
         index = n
-        name = "fibermon-\(pid)-\(n)"
+        namespace = NetworkNamespace(name: "fibermon-\(pid)-\(n)")
         outside = "fm\(pid % 100_000)o\(n)"
         inside = "fm\(pid % 100_000)i\(n)"
         let subnet = "10.\(100 + pid % 100).\(n % 250 + 1)"
@@ -43,62 +39,45 @@ final class TestNetworkNamespace: Sendable {
     }
 
     /// Makes the namespace, online. Removed again if a step fails.
-    static func make() throws -> TestNetworkNamespace {
-        let namespace = TestNetworkNamespace(counter.withLock { $0 += 1; return $0 })
+    ///
+    /// - Throws: `SystemCommand.Failure` from the step that failed.
+    static func make() async throws -> TestNetworkNamespace {
+        let made = TestNetworkNamespace(counter.withLock { $0 += 1; return $0 })
         do {
-            try ip(["netns", "add", namespace.name])
-            try ip(["link", "add", namespace.outside, "type", "veth", "peer", "name", namespace.inside, "netns", namespace.name])
-            try ip(["addr", "add", "\(namespace.gateway)/24", "dev", namespace.outside])
-            try ip(["link", "set", namespace.outside, "up"])
-            try namespace.run(["addr", "add", "\(namespace.address)/24", "dev", namespace.inside])
-            try namespace.run(["link", "set", namespace.inside, "up"])
-            try namespace.run(["link", "set", "lo", "up"])
-            try namespace.run(["route", "add", "default", "via", namespace.gateway])
+            try await made.namespace.create()
+            try await ip(["link", "add", made.outside, "type", "veth", "peer", "name", made.inside, "netns", made.name])
+            try await ip(["addr", "add", "\(made.gateway)/24", "dev", made.outside])
+            try await ip(["link", "set", made.outside, "up"])
+            try await made.run(["addr", "add", "\(made.address)/24", "dev", made.inside])
+            try await made.run(["link", "set", made.inside, "up"])
+            try await made.run(["link", "set", "lo", "up"])
+            try await made.run(["route", "add", "default", "via", made.gateway])
         } catch {
-            namespace.remove()
+            await made.remove()
             throw error
         }
-        return namespace
+        return made
     }
 
-    /// `ip -n NAME arguments…`.
-    func run(_ arguments: [String]) throws {
-        try Self.ip(["-n", name] + arguments)
+    /// `ip arguments…` inside the namespace.
+    func run(_ arguments: [String]) async throws {
+        try await namespace.run("ip", arguments)
     }
 
     /// Puts the default route back (after the link or the address went, the kernel dropped it).
-    func restoreDefaultRoute() throws {
-        try run(["route", "replace", "default", "via", gateway])
+    func restoreDefaultRoute() async throws {
+        try await run(["route", "replace", "default", "via", gateway])
     }
 
     /// Deletes the namespace and the pair; safe to call twice.
-    func remove() {
-        _ = try? Self.ip(["netns", "del", name])
-        _ = try? Self.ip(["link", "del", outside])
+    func remove() async {
+        await namespace.remove()
+        await SystemCommand.attempt("ip", ["link", "del", outside])
     }
 
-    /// `ip` failed.
-    struct CommandFailed: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Runs `ip arguments…` and waits for it.
-    ///
-    /// - Throws: `CommandFailed` with its output when it exits with another status than 0.
-    static func ip(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(description: "ip \(arguments.joined(separator: " ")): "
-                                + String(decoding: text, as: UTF8.self))
-        }
+    /// `ip arguments…` in this process's namespace.
+    static func ip(_ arguments: [String]) async throws {
+        try await SystemCommand.run("ip", arguments)
     }
 }
 
@@ -138,7 +117,7 @@ struct ConnectionMonitorNamespaceTests {
         _ body: (TestNetworkNamespace, ConnectionMonitor) async throws -> Void
     ) async throws {
         let group = EventLoopGroup(loopCount: 1, name: "monitor-test")
-        let namespace = try TestNetworkNamespace.make()
+        let namespace = try await TestNetworkNamespace.make()
         let monitor = ConnectionMonitor(networkNamespace: namespace.name, quietPeriod: quietPeriod, eventLoop: group.loops[0])
         do {
             try await monitor.startMonitoring()
@@ -150,11 +129,11 @@ struct ConnectionMonitorNamespaceTests {
             #expect(leaked.isEmpty, "handles left open: \(leaked)")
         } catch {
             monitor.stopMonitoring()
-            namespace.remove()
+            await namespace.remove()
             try? await group.shutdown()
             throw error
         }
-        namespace.remove()
+        await namespace.remove()
         try await group.shutdown()
     }
 
@@ -163,22 +142,22 @@ struct ConnectionMonitorNamespaceTests {
             #expect(monitor.interfaceType == .wiredEthernet, "a veth is Ethernet to the kernel")
             let recorder = MonitorRecorder(monitor)
 
-            try namespace.run(["link", "set", namespace.inside, "down"])
+            try await namespace.run(["link", "set", namespace.inside, "down"])
             try await waitUntil("offline after the link went down", timeout: Self.deadline) { !monitor.isReachable }
             #expect(monitor.interfaceType == nil)
-            try namespace.run(["link", "set", namespace.inside, "up"])
-            try namespace.restoreDefaultRoute()
+            try await namespace.run(["link", "set", namespace.inside, "up"])
+            try await namespace.restoreDefaultRoute()
             try await waitUntil("online after the link came up", timeout: Self.deadline) { monitor.isReachable }
 
-            try namespace.run(["route", "del", "default"])
+            try await namespace.run(["route", "del", "default"])
             try await waitUntil("offline without a default route", timeout: Self.deadline) { !monitor.isReachable }
-            try namespace.restoreDefaultRoute()
+            try await namespace.restoreDefaultRoute()
             try await waitUntil("online with the route back", timeout: Self.deadline) { monitor.isReachable }
 
-            try namespace.run(["addr", "del", "\(namespace.address)/24", "dev", namespace.inside])
+            try await namespace.run(["addr", "del", "\(namespace.address)/24", "dev", namespace.inside])
             try await waitUntil("offline without an address", timeout: Self.deadline) { !monitor.isReachable }
-            try namespace.run(["addr", "add", "\(namespace.address)/24", "dev", namespace.inside])
-            try namespace.restoreDefaultRoute()
+            try await namespace.run(["addr", "add", "\(namespace.address)/24", "dev", namespace.inside])
+            try await namespace.restoreDefaultRoute()
             try await waitUntil("online with the address back", timeout: Self.deadline) { monitor.isReachable }
             #expect(monitor.interfaceType == .wiredEthernet)
 
@@ -198,9 +177,9 @@ struct ConnectionMonitorNamespaceTests {
             let batch = FileManager.default.temporaryDirectory.appendingPathComponent("\(namespace.name)-flap").path
             try "route del default\nroute add default via \(namespace.gateway)\n".write(toFile: batch, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: batch) }
-            try namespace.run(["-batch", batch])
+            try await namespace.run(["-batch", batch])
             // A real change afterwards: had the flap been reported, it would come first.
-            try namespace.run(["route", "del", "default"])
+            try await namespace.run(["route", "del", "default"])
             try await waitUntil("offline", timeout: Self.deadline) { !monitor.isReachable }
             try await waitUntil("the callback", timeout: Self.deadline) { !recorder.callbackValues.isEmpty }
             #expect(recorder.callbackValues == [false])
@@ -212,46 +191,51 @@ struct ConnectionMonitorNamespaceTests {
             monitor.stopMonitoring()
             monitor.stopMonitoring()
             #expect(monitor.status == nil)
-            try namespace.run(["route", "del", "default"])
+            try await namespace.run(["route", "del", "default"])
             try await monitor.startMonitoring()
             #expect(monitor.status == .unreachable, "started: the first reading is known")
             try await monitor.startMonitoring()  // already started: nothing happens
-            try namespace.restoreDefaultRoute()
+            try await namespace.restoreDefaultRoute()
             try await waitUntil("online", timeout: Self.deadline) { monitor.isReachable }
         }
     }
 
     @Test func aLoopShutdownStopsTheMonitor() async throws {
         let group = EventLoopGroup(loopCount: 1, name: "monitor-shutdown")
-        let namespace = try TestNetworkNamespace.make()
-        defer { namespace.remove() }
-        let monitor = ConnectionMonitor(networkNamespace: namespace.name, eventLoop: group.loops[0])
-        try await monitor.startMonitoring()
-        let recorder = MonitorRecorder(monitor)
-        try await group.shutdown()
-        await recorder.waitForEnd()
-        #expect(monitor.status == nil)
-        var failure: ConnectionMonitorError?
-        do throws(ConnectionMonitorError) {
+        let namespace = try await TestNetworkNamespace.make()
+        do {
+            let monitor = ConnectionMonitor(networkNamespace: namespace.name, eventLoop: group.loops[0])
             try await monitor.startMonitoring()
+            let recorder = MonitorRecorder(monitor)
+            try await group.shutdown()
+            await recorder.waitForEnd()
+            #expect(monitor.status == nil)
+            var failure: ConnectionMonitorError?
+            do throws(ConnectionMonitorError) {
+                try await monitor.startMonitoring()
+            } catch {
+                failure = error
+            }
+            #expect(failure?.kind == .eventLoopShutdown)
         } catch {
-            failure = error
+            await namespace.remove()
+            throw error
         }
-        #expect(failure?.kind == .eventLoopShutdown)
+        await namespace.remove()
     }
 
     @Test func anIPv6DefaultRouteAloneIsReachable() async throws {
         try await withMonitoredNamespace { namespace, monitor in
-            try namespace.run(["route", "del", "default"])
+            try await namespace.run(["route", "del", "default"])
             try await waitUntil("offline without the IPv4 route", timeout: Self.deadline) { !monitor.isReachable }
             let prefix = "fd42:\(String(getpid() % 0x10000, radix: 16)):\(namespace.index)"
-            try TestNetworkNamespace.ip(["addr", "add", "\(prefix)::1/64", "dev", namespace.outside, "nodad"])
+            try await TestNetworkNamespace.ip(["addr", "add", "\(prefix)::1/64", "dev", namespace.outside, "nodad"])
             // The route first: with only its link-local address the interface cannot use it.
-            try namespace.run(["-6", "route", "add", "default", "via", "\(prefix)::1", "dev", namespace.inside, "onlink"])
-            try namespace.run(["addr", "add", "\(prefix)::2/64", "dev", namespace.inside, "nodad"])
+            try await namespace.run(["-6", "route", "add", "default", "via", "\(prefix)::1", "dev", namespace.inside, "onlink"])
+            try await namespace.run(["addr", "add", "\(prefix)::2/64", "dev", namespace.inside, "nodad"])
             try await waitUntil("online over IPv6", timeout: Self.deadline) { monitor.isReachable }
             #expect(monitor.interfaceType == .wiredEthernet)
-            try namespace.run(["addr", "del", "\(prefix)::2/64", "dev", namespace.inside])
+            try await namespace.run(["addr", "del", "\(prefix)::2/64", "dev", namespace.inside])
             try await waitUntil("offline without the IPv6 address", timeout: Self.deadline) { !monitor.isReachable }
         }
     }
@@ -297,7 +281,7 @@ struct ConnectionMonitorNamespaceTests {
                     let before = try await monitored.get("/hello.txt")
                     #expect(before.statusCode == 200)
 
-                    try namespace.run(["route", "del", "default"])
+                    try await namespace.run(["route", "del", "default"])
                     try await waitUntil("offline", timeout: Self.deadline) { !monitor.isReachable }
                     await expectFiberError({ error in
                         guard case .networkError(let underlying) = error, let offline = underlying as? OfflineError else { return false }
@@ -317,7 +301,7 @@ struct ConnectionMonitorNamespaceTests {
                     await expectFiberError({ $0.isOffline }) { _ = try await download.value }
                     #expect(!FileManager.default.fileExists(atPath: destination))
 
-                    try namespace.restoreDefaultRoute()
+                    try await namespace.restoreDefaultRoute()
                     try await waitUntil("online", timeout: Self.deadline) { monitor.isReachable }
                     let after = try await monitored.get("/hello.txt")
                     #expect(after.statusCode == 200)

@@ -1,19 +1,21 @@
-import FiberTesting
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Runs the network tools (`ip`, `tc`, `nft`, `modprobe`) as child processes and
-/// waits for them without blocking a thread.
-enum SystemCommand {
+/// Runs system tools (`ip`, `tc`, `nft`) as child processes and waits for
+/// them without blocking a thread.
+public enum SystemCommand {
     /// A tool failed, or is not installed.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+
+        /// A failure that says `description`.
+        public init(description: String) { self.description = description }
     }
 
     /// The first executable named `name` in the usual system folders, or nil.
-    static func find(_ name: String) -> String? {
+    public static func find(_ name: String) -> String? {
         ["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map { $0 + "/" + name }
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -23,7 +25,7 @@ enum SystemCommand {
     /// - Throws: `Failure` with the command and its output when it is missing,
     ///   exits with another status than 0, or runs longer than `timeout`.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> String {
+    public static func run(_ tool: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> String {
         guard let path = find(tool) else { throw Failure(description: "\(tool) is not installed") }
         let output = NSTemporaryDirectory() + "fiber-fault-cmd-\(getpid())-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -37,7 +39,7 @@ enum SystemCommand {
     }
 
     /// `run`, with a failure ignored (for clean-up steps whose target may already be gone).
-    static func attempt(_ tool: String, _ arguments: [String]) async {
+    public static func attempt(_ tool: String, _ arguments: [String]) async {
         _ = try? await run(tool, arguments)
     }
 }
