@@ -41,6 +41,29 @@ struct HTTP2MisbehaviourTests {
         }
     }
 
+    /// What may be sent is checked once, when the request is prepared, whichever
+    /// version carries it: a bad request fails before any connection is asked for.
+    @Test func fieldsThatMayNotBeSentAreRefusedBeforeAConnectionOpens() async throws {
+        try await withPeer { peer, client in
+            let bad: [(String, String, HTTPHeaders, HTTPClientError.Kind)] = [
+                ("GE T", "/", [:], .invalidHeader), ("GET", "/", ["X-Bad": "a\r\nb"], .invalidHeader),
+                ("GET", "/", ["Bad Name": "x"], .invalidHeader), ("GET", "/", ["Host": "a\u{0}b"], .invalidHeader),
+            ]
+            for (method, path, headers, kind) in bad {
+                do {
+                    _ = try await client.execute(HTTPClientRequest(url: peer.url(path), method: method, headers: headers))
+                    Issue.record("\(method) \(headers) was sent")
+                } catch let error as HTTPClientError {
+                    #expect(error.kind == kind, "\(error)")
+                }
+            }
+            let statistics = await client.statistics()
+            #expect(statistics.open == 0 && statistics.connecting == 0, "no connection for refused requests: \(statistics)")
+            let good = try await client.execute(HTTPClientRequest(url: peer.url("/")))
+            #expect(good.version == .http2 && !good.timing.reusedConnection)
+        }
+    }
+
     @Test func goAwayBeforeAStreamWasProcessedSendsItAgainOnANewConnection() async throws {
         try await withPeer { peer, client in
             let response = try await client.execute(HTTPClientRequest(url: peer.url("/goaway?once=g1")))

@@ -94,11 +94,11 @@ actor HTTP1Connection: LoopIsolated {
         if let deadline = bounds.deadline { armDeadline(deadline) }
         setReadTimer(timer)
         switch request.body {
-        case nil: sendNow(CollectionOfOne(request.head), request, in: exchange)
-        case .bytes(let bytes)?: sendNow([request.head, bytes], request, in: exchange)
+        case nil: sendNow(CollectionOfOne(request.head.bytes()), request, in: exchange)
+        case .bytes(let bytes)?: sendNow([request.head.bytes(), bytes], request, in: exchange)
         case .data(let data)?:
             // Head and body in one vectored write, read in place: what the kernel does not take is copied then.
-            request.head.withUnsafeBytes { head in data.withUnsafeBytes { body in sendNow([head, body], request, in: exchange) } }
+            request.head.bytes().withUnsafeBytes { head in data.withUnsafeBytes { body in sendNow([head, body], request, in: exchange) } }
         case .streamed?: break
         }
         return exchange
@@ -178,7 +178,7 @@ actor HTTP1Connection: LoopIsolated {
     /// Sends a streamed or file body after the head.
     private func sendStreamed(_ request: PreparedRequest, in exchange: HTTP1Exchange) async {
         do {
-            try await write(CollectionOfOne(request.head))
+            try await write(CollectionOfOne(request.head.bytes()))
             rules.wroteRequestBytes(exchange.id)
             let whole: Bool
             switch request.body {

@@ -24,17 +24,33 @@ package enum HTTP1RequestSerializer {
     }
 
     /// The head's bytes for `requestTarget` (path and query) on `host` (the
-    /// `Host` value, made only when `headers` has none), and the body framing.
-    /// The caller's `Content-Length` and `Transfer-Encoding` are dropped: the
-    /// framing comes from `bodyLength` and `hasBody`.
+    /// `Host` value, made only when `headers` has none), and the body framing:
+    /// `check`, then `CheckedHead.bytes()`.
     ///
-    /// - Throws: `HTTPClientError` `.invalidHeader` for a field or method that
-    ///   may not be sent (as above) or a `Host` value with a control byte,
-    ///   `.invalidURL` for an empty target or one with a control byte or space.
+    /// - Throws: as `check`.
     package static func head(
         method: String, requestTarget: String, host: @autoclosure () -> String, headers: HTTPHeaders,
         bodyLength: Int?, hasBody: Bool, acceptEncoding: String? = nil
     ) throws(HTTPClientError) -> (bytes: [UInt8], framing: Framing) {
+        let checked = try check(method: method, requestTarget: requestTarget, host: host(), headers: headers,
+                                bodyLength: bodyLength, hasBody: hasBody, acceptEncoding: acceptEncoding)
+        return (checked.bytes(), checked.framing)
+    }
+
+    /// Checks a request head against the rules of what may be sent, and decides
+    /// its body framing: the one check, whichever version then carries the
+    /// request (HTTP/2 frames the same fields itself). The caller's
+    /// `Content-Length` and `Transfer-Encoding` are dropped from what is written:
+    /// the framing comes from `bodyLength` and `hasBody`.
+    ///
+    /// - Throws: `HTTPClientError` `.invalidHeader` for a field or method that
+    ///   may not be sent (a control byte other than a tab in a value, a name that
+    ///   is not a token, an invalid method) or a `Host` value with a control byte,
+    ///   `.invalidURL` for an empty target or one with a control byte or space.
+    static func check(
+        method: String, requestTarget: String, host: @autoclosure () -> String, headers: HTTPHeaders,
+        bodyLength: Int?, hasBody: Bool, acceptEncoding: String? = nil
+    ) throws(HTTPClientError) -> CheckedHead {
         guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(escape(method))") }
         guard isValidRequestTarget(requestTarget) else {
             throw HTTPClientError(.invalidURL, "the request target \(escape(requestTarget)) has a control byte or space")
@@ -57,32 +73,50 @@ package enum HTTP1RequestSerializer {
         } else {
             framing = .chunked
         }
-        var out: [UInt8] = []
-        // Room for the whole head, so that it is allocated once: the fields, plus
-        // the request line, Host, Accept-Encoding and framing (under 160 bytes).
-        out.reserveCapacity(headers.reduce(160 + method.utf8.count + requestTarget.utf8.count + (hostValue?.utf8.count ?? 0)) {
-            $0 + $1.name.utf8.count + $1.value.utf8.count + 4
-        })
-        out += method.utf8
-        out.append(0x20)
-        out += requestTarget.utf8
-        out += " HTTP/1.1\r\n".utf8
-        if let hostValue { append("Host", hostValue, to: &out) }
-        for field in headers {
-            // The client owns the body's framing; what the caller wrote would contradict it.
-            if field.name.equalsIgnoringASCIICase("Content-Length") || field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
-                continue
+        return CheckedHead(method: method, requestTarget: requestTarget, hostValue: hostValue, headers: headers,
+                           acceptEncoding: acceptEncoding, framing: framing)
+    }
+
+    /// A request head that passed `check`: written as HTTP/1.1 bytes only when it
+    /// goes over HTTP/1.1, so that a request carried by HTTP/2 never pays for them.
+    struct CheckedHead: Sendable {
+        let method: String
+        let requestTarget: String
+        /// The `Host` value the client adds; nil when the caller's fields have one.
+        let hostValue: String?
+        let headers: HTTPHeaders
+        let acceptEncoding: String?
+        let framing: Framing
+
+        /// The request line, the fields and the blank line.
+        func bytes() -> [UInt8] {
+            var out: [UInt8] = []
+            // Room for the whole head, so that it is allocated once: the fields, plus
+            // the request line, Host, Accept-Encoding and framing (under 160 bytes).
+            out.reserveCapacity(headers.reduce(160 + method.utf8.count + requestTarget.utf8.count + (hostValue?.utf8.count ?? 0)) {
+                $0 + $1.name.utf8.count + $1.value.utf8.count + 4
+            })
+            out += method.utf8
+            out.append(0x20)
+            out += requestTarget.utf8
+            out += " HTTP/1.1\r\n".utf8
+            if let hostValue { HTTP1RequestSerializer.append("Host", hostValue, to: &out) }
+            for field in headers {
+                // The client owns the body's framing; what the caller wrote would contradict it.
+                if field.name.equalsIgnoringASCIICase("Content-Length") || field.name.equalsIgnoringASCIICase("Transfer-Encoding") {
+                    continue
+                }
+                HTTP1RequestSerializer.append(field.name, field.value, to: &out)
             }
-            append(field.name, field.value, to: &out)
+            if let acceptEncoding, !headers.contains(name: "Accept-Encoding") { HTTP1RequestSerializer.append("Accept-Encoding", acceptEncoding, to: &out) }
+            switch framing {
+            case .none: break
+            case .contentLength(let n): HTTP1RequestSerializer.append("Content-Length", String(n), to: &out)
+            case .chunked: HTTP1RequestSerializer.append("Transfer-Encoding", "chunked", to: &out)
+            }
+            out += "\r\n".utf8
+            return out
         }
-        if let acceptEncoding, !headers.contains(name: "Accept-Encoding") { append("Accept-Encoding", acceptEncoding, to: &out) }
-        switch framing {
-        case .none: break
-        case .contentLength(let n): append("Content-Length", String(n), to: &out)
-        case .chunked: append("Transfer-Encoding", "chunked", to: &out)
-        }
-        out += "\r\n".utf8
-        return (out, framing)
     }
 
     /// A chunk of a chunked body: size in hex, CRLF, data, CRLF.
@@ -94,7 +128,7 @@ package enum HTTP1RequestSerializer {
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
     static let crlf: [UInt8] = [0x0D, 0x0A]
 
-    private static func append(_ name: String, _ value: String, to out: inout [UInt8]) {
+    fileprivate static func append(_ name: String, _ value: String, to out: inout [UInt8]) {
         out += name.utf8
         out += ": ".utf8
         out += value.utf8

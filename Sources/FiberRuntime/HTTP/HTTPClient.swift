@@ -339,17 +339,19 @@ public final class HTTPClient: Sendable {
         }
         let acceptEncoding = configuration.decompression && request.method != "HEAD" ? ContentCoding.acceptEncoding : nil
         let head = if let proxy {
-            try HTTP1RequestSerializer.head(
+            try HTTP1RequestSerializer.check(
                 method: request.method,
                 requestTarget: proxy.forwards(scheme: request.target.scheme) ? request.target.description : request.target.pathAndQuery,
                 host: request.target.hostHeader, headers: proxy.requestHeaders(request.headers, scheme: request.target.scheme),
                 bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
         } else {
-            try HTTP1RequestSerializer.head(method: request.method, target: request.target, headers: request.headers,
-                                            bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
+            try HTTP1RequestSerializer.check(method: request.method, requestTarget: request.target.pathAndQuery,
+                                             host: request.target.hostHeader, headers: request.headers,
+                                             bodyLength: length, hasBody: body != nil, acceptEncoding: acceptEncoding)
         }
         return PreparedRequest(method: request.method, target: request.target, isIdempotent: request.isIdempotent,
-                               head: head.bytes, headers: request.headers, acceptEncoding: acceptEncoding, bodyLength: length, body: body, source: request.body, uploadProgress: options.uploadProgress,
+                               head: head, bodyLength: length, body: body, source: request.body,
+                               uploadProgress: options.uploadProgress,
                                downloadProgress: options.downloadProgress)
     }
 }

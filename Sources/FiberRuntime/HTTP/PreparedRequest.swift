@@ -21,12 +21,13 @@ struct PreparedRequest: Sendable {
     let method: String
     let target: HTTPTarget
     let isIdempotent: Bool
-    /// The HTTP/1.1 head, serialized.
-    let head: [UInt8]
+    /// The head, checked (once, before any connection is asked for); written as
+    /// bytes by an HTTP/1.1 connection, framed from its parts by an HTTP/2 one.
+    let head: HTTP1RequestSerializer.CheckedHead
     /// The caller's fields, for HTTP/2 (which frames them itself).
-    let headers: HTTPHeaders
+    var headers: HTTPHeaders { head.headers }
     /// The `Accept-Encoding` the client adds when the caller set none.
-    let acceptEncoding: String?
+    var acceptEncoding: String? { head.acceptEncoding }
     /// The body's length when known.
     let bodyLength: Int?
     let body: Body?

@@ -11,20 +11,12 @@ enum HTTP2RequestFields {
     /// than `trailers`, and the caller's `Content-Length` (the client frames
     /// the body and states its length when known).
     ///
-    /// - Throws: `HTTPClientError` `.invalidHeader` for a method, name or
-    ///   value that may not be sent, `.invalidURL` for an empty path.
+    /// The method, target and fields are those `HTTP1RequestSerializer.check`
+    /// accepted when the request was prepared: what may be sent is decided there, once.
     static func fields(method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?,
-                       acceptEncoding: String?) throws(HTTPClientError) -> [(name: [UInt8], value: [UInt8])] {
-        guard HTTPHeaders.isToken(method) else { throw HTTPClientError(.invalidHeader, "invalid method \(method.debugDescription)") }
-        if let bad = headers.firstInvalidField() {
-            throw HTTPClientError(.invalidHeader, "header \(bad.name.debugDescription) has a control byte in its value or is not a token")
-        }
+                       acceptEncoding: String?) -> [(name: [UInt8], value: [UInt8])] {
         let path = target.pathAndQuery
-        guard !path.isEmpty, path.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
-            throw HTTPClientError(.invalidURL, "the request target \(path.debugDescription) has a control byte or space")
-        }
         let authority = headers.first(name: "Host") ?? target.hostHeader
-        guard HTTPHeaders.isValidValue(authority) else { throw HTTPClientError(.invalidHeader, "host \(authority.debugDescription) has a control byte") }
         var named: Set<String> = []
         for value in headers.values(name: "Connection") {
             for token in value.split(separator: ",") { named.insert(token.trimmingASCIISpaces().lowercased()) }
