@@ -79,6 +79,10 @@ struct FaultMatrixTests {
             try await withFaultRig(row: 5, link: .delayLine(oneWay: .milliseconds(10), reorderPercent: 25)) { rig in
                 try await rig.download("4m.bin", log: log)
                 try await rig.upload(1024 * 1024, log: log)
+                // The link did reorder: a quarter of the packets overtook those held.
+                let report = await rig.network.stopDelayLine()
+                log.note(report.map(\.description) ?? "the delay line reported nothing")
+                #expect((report?.sentEarly ?? 0) > (report?.carried ?? 0) / 10, "\(String(describing: report))")
             }
         }
     }

@@ -164,14 +164,31 @@ final class FaultNetwork: Sendable {
     /// What the delay line printed so far.
     private var delayLineReport: String { (try? String(contentsOfFile: delayLineOutput, encoding: .utf8)) ?? "" }
 
-    /// Stops the delay line, if one runs, and returns what it says it carried.
+    /// What the delay line says it did, when it stopped.
+    struct DelayLineReport: CustomStringConvertible {
+        /// Packets it passed on.
+        let carried: Int
+        /// Of those, the ones sent without the delay, ahead of those it held.
+        let sentEarly: Int
+        /// Packets lost: its queue was full, or a device would not take them.
+        let dropped: Int
+
+        var description: String {
+            "the delay line carried \(carried) packets, \(sentEarly) sent without the delay, \(dropped) dropped"
+        }
+    }
+
+    /// Stops the delay line, if one runs, and returns what it says it did (nil if none ran or it said nothing).
     @discardableResult
-    func stopDelayLine() async -> String? {
+    func stopDelayLine() async -> DelayLineReport? {
         guard let process = delayLine.withLock({ value in defer { value = nil }; return value }) else { return nil }
         await process.terminate()
-        let report = delayLineReport.split(separator: "\n").last { $0.hasPrefix("carried") }.map(String.init)
+        let line = delayLineReport.split(separator: "\n").last { $0.hasPrefix("carried") } ?? ""
         try? FileManager.default.removeItem(atPath: delayLineOutput)
-        return report.map { "the delay line " + $0 }
+        // "carried N packets, M sent without the delay, D dropped"
+        let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        guard numbers.count == 3 else { return nil }
+        return DelayLineReport(carried: numbers[0], sentEarly: numbers[1], dropped: numbers[2])
     }
 
     /// Deletes the namespaces (and with them the link, its routes and rules) and stops the delay line; safe to call twice.

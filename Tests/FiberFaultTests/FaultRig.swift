@@ -69,7 +69,7 @@ func withFaultRig(
             RowLog.current?.note("TCP retransmitted \(retransmitted.server) segments from the servers, \(retransmitted.client) from the client")
         }
         let rest = await waitForRest(made)
-        if let carried = await network.stopDelayLine() { RowLog.current?.note(carried) }
+        if let report = await network.stopDelayLine() { RowLog.current?.note(report.description) }
         #expect(rest.leased == 0 && rest.connecting == 0 && rest.waiting == 0 && rest.open == rest.idle,
                 "the pool is not at rest after the row: \(rest)", sourceLocation: sourceLocation)
         await made.shutdown()
