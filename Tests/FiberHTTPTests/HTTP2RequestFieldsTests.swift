@@ -8,7 +8,7 @@ struct HTTP2RequestFieldsTests {
                 length: Int? = nil, acceptEncoding: String? = "gzip, deflate") throws -> [(String, String)] {
         HTTP2RequestFields.fields(method: method, target: try HTTPTarget(url), headers: headers, bodyLength: length,
                                       acceptEncoding: acceptEncoding)
-            .map { (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self)) }
+            .pairs.map { (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self)) }
     }
 
     @Test func pseudoHeaderFieldsComeFirst() throws {
@@ -36,5 +36,18 @@ struct HTTP2RequestFieldsTests {
         let sent = try fields(headers: ["Host": "api.example.com"])
         #expect(sent.first { $0.0 == ":authority" }?.1 == "api.example.com")
         #expect(try fields(acceptEncoding: nil).allSatisfy { $0.0 != "accept-encoding" })
+    }
+
+    /// nghttp2 reads names and values in place: each is followed by a NUL, and
+    /// the spans name exactly its bytes, an empty value included.
+    @Test func theBlockLaysEveryFieldOutInOneBuffer() {
+        var block = HTTP2FieldBlock(byteCapacity: 8, fieldCapacity: 1)
+        block.append(lowercasing: "X-Mixed-CASE", value: "V a l")
+        block.append(name: "empty".utf8, value: "".utf8)
+        #expect(block.count == 2)
+        #expect(block.bytes == Array("x-mixed-case\0V a l\0empty\0\0".utf8))
+        #expect(block.pairs.map { String(decoding: $0.name, as: UTF8.self) } == ["x-mixed-case", "empty"])
+        #expect(block.pairs.map { $0.value.count } == [5, 0])
+        #expect(HTTP2FieldBlock(block.pairs).bytes == block.bytes)
     }
 }

@@ -74,8 +74,8 @@ final class HTTP2EventRecorder: NGHTTP2SessionDelegate {
                        (Array(":authority".utf8), Array("a.test".utf8)), (Array(":path".utf8), Array("/".utf8))]
             var post = get
             post[0].1 = Array("POST".utf8)
-            let first = try session.submitRequest(get.map { (name: $0.0, value: $0.1) }, hasBody: false)
-            let second = try session.submitRequest(post.map { (name: $0.0, value: $0.1) }, hasBody: true)
+            let first = try session.submitRequest(HTTP2FieldBlock(get.map { (name: $0.0, value: $0.1) }), hasBody: false)
+            let second = try session.submitRequest(HTTP2FieldBlock(post.map { (name: $0.0, value: $0.1) }), hasBody: true)
             FuzzCheck.require(first == 1 && second == 3, "streams \(first) and \(second)")
             try session.pendingOutput { _ in true }
             for range in reads {

@@ -3,7 +3,8 @@
 /// ones RFC 9113 §8.2.2 forbids (they belong to HTTP/1.1's connection).
 enum HTTP2RequestFields {
     /// Fields that describe an HTTP/1.1 connection, not the message: never sent over HTTP/2.
-    private static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"]
+    private static let connectionSpecific = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host",
+                                             "content-length"]
 
     /// The fields of `request`: `:method`, `:scheme`, `:authority` (the
     /// caller's `Host` when it set one), `:path`, then its fields. Dropped:
@@ -14,39 +15,36 @@ enum HTTP2RequestFields {
     /// The method, target and fields are those `HTTP1RequestSerializer.check`
     /// accepted when the request was prepared: what may be sent is decided there, once.
     static func fields(method: String, target: HTTPTarget, headers: HTTPHeaders, bodyLength: Int?,
-                       acceptEncoding: String?) -> [(name: [UInt8], value: [UInt8])] {
+                       acceptEncoding: String?) -> HTTP2FieldBlock {
         let path = target.pathAndQuery
         let authority = headers.first(name: "Host") ?? target.hostHeader
-        var named: Set<String> = []
+        var named: [String] = []
         for value in headers.values(name: "Connection") {
-            for token in value.split(separator: ",") { named.insert(token.trimmingASCIISpaces().lowercased()) }
+            for token in value.split(separator: ",") { named.append(token.trimmingASCIISpaces()) }
         }
-        var fields: [(name: [UInt8], value: [UInt8])] = [
-            (Names.method, method == "GET" ? Names.get : Array(method.utf8)),
-            (Names.scheme, target.isSecure ? Names.https : Names.http),
-            (Names.authority, Array(authority.utf8)),
-            (Names.path, Array(path.utf8)),
-        ]
-        fields.reserveCapacity(fields.count + headers.count + 2)
+        let length = bodyLength.map { String($0) }
+        let bytes = headers.reduce(64 + method.utf8.count + authority.utf8.count + path.utf8.count) {
+            $0 + $1.name.utf8.count + $1.value.utf8.count + 2
+        } + (acceptEncoding.map { $0.utf8.count + 17 } ?? 0) + (length.map { $0.utf8.count + 16 } ?? 0)
+        var block = HTTP2FieldBlock(byteCapacity: bytes, fieldCapacity: headers.count + 6)
+        block.append(name: ":method".utf8, value: method.utf8)
+        block.append(name: ":scheme".utf8, value: (target.isSecure ? "https" : "http").utf8)
+        block.append(name: ":authority".utf8, value: authority.utf8)
+        block.append(name: ":path".utf8, value: path.utf8)
         for field in headers {
-            let name = field.name.lowercased()
-            if connectionSpecific.contains(name) || named.contains(name) || name == "content-length" { continue }
-            if name == "te", !field.value.trimmingASCIISpaces().equalsIgnoringASCIICase("trailers") { continue }
-            fields.append((Array(name.utf8), Array(field.value.utf8)))
+            let name = field.name
+            if connectionSpecific.contains(where: { name.equalsIgnoringASCIICase($0) })
+                || named.contains(where: { name.equalsIgnoringASCIICase($0) }) {
+                continue
+            }
+            if name.equalsIgnoringASCIICase("te"), !field.value.trimmingASCIISpaces().equalsIgnoringASCIICase("trailers") { continue }
+            block.append(lowercasing: name, value: field.value)
         }
         if let acceptEncoding, !headers.contains(name: "Accept-Encoding") {
-            fields.append((Names.acceptEncoding, Array(acceptEncoding.utf8)))
+            block.append(name: "accept-encoding".utf8, value: acceptEncoding.utf8)
         }
-        if let bodyLength { fields.append((Names.contentLength, Array(String(bodyLength).utf8))) }
-        return fields
-    }
-
-    /// Made once: every request shares them.
-    private enum Names {
-        static let method = Array(":method".utf8), scheme = Array(":scheme".utf8)
-        static let authority = Array(":authority".utf8), path = Array(":path".utf8)
-        static let get = Array("GET".utf8), https = Array("https".utf8), http = Array("http".utf8)
-        static let acceptEncoding = Array("accept-encoding".utf8), contentLength = Array("content-length".utf8)
+        if let length { block.append(name: "content-length".utf8, value: length.utf8) }
+        return block
     }
 }
 

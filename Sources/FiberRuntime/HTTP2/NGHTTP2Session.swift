@@ -135,19 +135,25 @@ final class NGHTTP2Session {
     /// - Returns: the stream's ID.
     /// - Throws: `HTTPClientError` `.http2` when no stream can be opened (IDs
     ///   exhausted, the session going away).
-    func submitRequest(_ fields: [(name: [UInt8], value: [UInt8])], hasBody: Bool) throws(HTTPClientError) -> Int32 {
+    func submitRequest(_ fields: HTTP2FieldBlock, hasBody: Bool) throws(HTTPClientError) -> Int32 {
         guard let session else { throw HTTPClientError(.http2, "the session is closed") }
         let noIndex = UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-        let stream: Int32 = withFieldPointers(fields) { pointers in
-            var nva = pointers.map { field in
-                nghttp2_nv(name: UnsafeMutablePointer(mutating: field.name.baseAddress!), value: UnsafeMutablePointer(mutating: field.value.baseAddress!),
-                           namelen: field.name.count, valuelen: field.value.count, flags: noIndex)
+        // nghttp2 copies the fields into its own frame before it returns: pointers into
+        // the block and an array of them on the stack are enough.
+        let stream: Int32 = fields.bytes.withUnsafeBufferPointer { all in
+            guard let base = all.baseAddress else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
+            let bytes = UnsafeMutablePointer(mutating: base)
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nva in
+                for (index, span) in fields.spans.enumerated() {
+                    nva.initializeElement(at: index, to: nghttp2_nv(name: bytes + span.nameStart, value: bytes + span.valueStart,
+                                                                    namelen: span.nameCount, valuelen: span.valueCount, flags: noIndex))
+                }
+                if hasBody {
+                    var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
+                    return nghttp2_submit_request(session, nil, nva.baseAddress, fields.count, &provider, nil)
+                }
+                return nghttp2_submit_request(session, nil, nva.baseAddress, fields.count, nil, nil)
             }
-            if hasBody {
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: Self.readBody)
-                return nghttp2_submit_request(session, nil, &nva, nva.count, &provider, nil)
-            }
-            return nghttp2_submit_request(session, nil, &nva, nva.count, nil, nil)
         }
         if stream < 0 { throw Self.error(stream, "could not open a stream") }
         return stream
@@ -301,30 +307,6 @@ final class NGHTTP2Session {
                 break
             }
             return 0
-        }
-    }
-
-    /// Calls `body` with each field's name and value as buffers that stay put for the call.
-    private func withFieldPointers<R>(_ fields: [(name: [UInt8], value: [UInt8])],
-                                      _ body: ([(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)]) -> R) -> R {
-        // One block for every name and value, so that their addresses hold for the whole call.
-        var block: [UInt8] = []
-        block.reserveCapacity(fields.reduce(0) { $0 + $1.name.count + $1.value.count + 2 })
-        var spans: [(Int, Int, Int, Int)] = []
-        spans.reserveCapacity(fields.count)
-        for field in fields {
-            let nameStart = block.count
-            block += field.name
-            block.append(0)
-            let valueStart = block.count
-            block += field.value
-            block.append(0)
-            spans.append((nameStart, field.name.count, valueStart, field.value.count))
-        }
-        return block.withUnsafeBufferPointer { all in
-            body(spans.map { span in
-                (UnsafeBufferPointer(rebasing: all[span.0..<(span.0 + span.1)]), UnsafeBufferPointer(rebasing: all[span.2..<(span.2 + span.3)]))
-            })
         }
     }
 }
