@@ -63,6 +63,7 @@ struct RequestRunner {
         var configuration = HTTPClient.Configuration()
         configuration.requestTimeout = .milliseconds(Int64(options.timeout * 1000))
         configuration.tls = options.tls.applied(to: configuration.tls)
+        configuration.proxy = options.proxy.configuration
         if options.noFollow { configuration.redirects = .never }
         return configuration
     }
