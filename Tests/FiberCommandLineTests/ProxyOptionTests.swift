@@ -65,6 +65,17 @@ struct ProxyOptionTests {
         }
     }
 
+    @Test func aWebSocketSessionGoesThroughTheProxy() async throws {
+        try await Self.withSOCKSPeer { port, tunnels in
+            let server = try await TestWebSocketServer.start()
+            let (out, code) = try await CommandTests.run(WS.self, [server.url, "--send", "hello", "--proxy", "socks5://127.0.0.1:\(port)"])
+            await server.shutdown()
+            #expect(code == 0, "\(out.standardError)")
+            #expect(out.standardOutput == "hello\n")
+            #expect(tunnels().count == 1 && tunnels().first?.hasPrefix("1 127.0.0.1 ") == true, "\(tunnels())")
+        }
+    }
+
     @Test func aProxyThatCannotWorkIsAUsageErrorThatNeverShowsThePassword() throws {
         let cases = [("ftp://proxy:21", "has the scheme ftp"), ("https://proxy:443", "TLS to the proxy is not supported"),
                      ("http://me:pa55word@:3128", "(http://***@:3128)"), ("socks5://proxy:0", "has a port out of range"),
