@@ -34,6 +34,10 @@ public struct ProxyOptions: ParsableArguments, Sendable {
         }
     }
 
+    /// What curl's `-x` takes to do the same (`CurlCommand.render`): the `--proxy`
+    /// URL, `""` (no proxy) for `--no-proxy`, nil to read the environment.
+    var curlValue: String? { proxy ?? (noProxy ? "" : nil) }
+
     /// The proxy the client is configured with: the `--proxy` URL, none for
     /// `--no-proxy`, else the environment's (read when the client is made).
     public var configuration: ProxyConfiguration {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Fiber
 import FiberCommandLine
 import FiberRuntime
 import FiberTesting
@@ -37,6 +38,20 @@ struct ProxyOptionTests {
             throw error
         }
         await proxy.stop()
+    }
+
+    /// `--curl` prints a command that takes the same way: curl's `--proxy` with its
+    /// `NO_PROXY` cleared, or `--noproxy '*'`; nothing when the environment decides.
+    @Test func theCurlCommandTakesTheSameProxy() async throws {
+        try await CommandTests.withServer { server in
+            let url = server.url("/json")
+            let (direct, directCode) = try await CommandTests.run(Get.self, [url, "--no-proxy", "--curl"])
+            #expect(directCode == 0 && direct.standardError == "curl --noproxy '*' -H 'Accept: */*' '\(url)'\n", "\(direct.standardError)")
+            let (plain, _) = try await CommandTests.run(Get.self, [url, "--curl"])
+            #expect(!plain.standardError.contains("proxy"), "\(plain.standardError)")
+        }
+        let command = CurlCommand.render(method: "GET", url: "http://h/", headers: [], body: nil, proxy: "socks5h://u:it's@127.0.0.1:1080")
+        #expect(command == #"curl --noproxy '' --proxy 'socks5h://u:it'\''s@127.0.0.1:1080' 'http://h/'"#)
     }
 
     @Test func postGoesThroughTheSOCKSPeerWithCredentials() async throws {
