@@ -51,6 +51,8 @@ public struct Bench: AsyncParsableCommand {
 
     @OptionGroup var tls: TLSOptions
 
+    @OptionGroup var proxy: ProxyOptions
+
     @Flag(help: "Also print the detailed percentile spectrum (as wrk2's --latency).")
     var latency = false
 
@@ -85,6 +87,7 @@ public struct Bench: AsyncParsableCommand {
         var configuration = HTTPClient.Configuration()
         configuration.maxConnectionsPerHost = connections
         configuration.tls = tls.applied(to: configuration.tls)
+        configuration.proxy = proxy.configuration
         if let timeout { configuration.requestTimeout = .milliseconds(Int64(timeout * 1000)) }
         let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
 
@@ -95,7 +98,9 @@ public struct Bench: AsyncParsableCommand {
         }
         let test = LoadTest(schedule: schedule, duration: .milliseconds(Int64(duration * 1000)), maxRequests: requests,
                             warmup: .milliseconds(Int64(warmup * 1000)))
-        if !json { out.error("\(schedule.summary) against \(url) for \(duration) s\n") }
+        // A proxy in the way changes what is measured: say so.
+        let through = (try? configuration.proxy.selector().proxy(for: request.target)).map { " through \($0)" } ?? ""
+        if !json { out.error("\(schedule.summary) against \(url)\(through) for \(duration) s\n") }
         let live = !json && out.isTerminal
         let report = await test.run(on: group, progress: { progress in
             guard live else { return }

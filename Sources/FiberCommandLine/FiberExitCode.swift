@@ -33,6 +33,10 @@ public enum FiberExitCode: Int32, Sendable, CaseIterable {
     case connectionLost = 56
     /// The command line is wrong (ArgumentParser's usage status, as sysexits' `EX_USAGE`).
     case usage = 64
+    /// The proxy would not carry the request: it wants credentials or refused them,
+    /// refused the destination, broke its protocol or closed the connection
+    /// (curl's `CURLE_PROXY`). An unreachable or silent proxy takes 6, 7 or 28 instead.
+    case proxyFailure = 97
 
     /// 4 for a 4xx status, 5 for 5xx, nil for any other.
     public static func forStatus(_ status: Int) -> FiberExitCode? {
@@ -55,6 +59,7 @@ public enum FiberExitCode: Int32, Sendable, CaseIterable {
             case .deadlineExceeded, .readTimeout, .responseHeadTimeout: return .timeout
             case .tooManyRedirects, .redirectLoop: return .tooManyRedirects
             case .connectionClosed: return .connectionLost
+            case .proxy: return error.proxy.map(forProxy) ?? .proxyFailure
             case .transport: return error.transport.map(forTransport) ?? .failure
             default: return .failure
             }
@@ -63,6 +68,7 @@ public enum FiberExitCode: Int32, Sendable, CaseIterable {
         case let error as WebSocketError:
             if error.kind == .invalidURL { return .invalidURL }
             if error.kind == .tls { return .tlsFailure }
+            if error.kind == .proxy { return error.proxy.map(forProxy) ?? .proxyFailure }
             // A handshake the server answered with an error status, as a request with that status.
             if let status = error.status, let code = forStatus(status) { return code }
             return error.transport.map(forTransport) ?? .failure
@@ -88,6 +94,16 @@ public enum FiberExitCode: Int32, Sendable, CaseIterable {
             guard let code = forError(error) else { throw error }
             out.error("fiber: \(error)\n")
             throw ExitCode(code.rawValue)
+        }
+    }
+
+    /// A proxy that could not be reached fails as a connection to a server would
+    /// (its name unresolved 6, refused 7, silent 28); one that answered, with 97.
+    private static func forProxy(_ failure: ProxyFailure) -> FiberExitCode {
+        switch failure.reason {
+        case .unreachable: failure.transport.map(forTransport) ?? .connectFailed
+        case .timedOut: .timeout
+        default: .proxyFailure
         }
     }
 

@@ -28,6 +28,8 @@ public struct RequestOptions: ParsableArguments, Sendable {
 
     @OptionGroup public var tls: TLSOptions
 
+    @OptionGroup public var proxy: ProxyOptions
+
     @Option(help: "Seconds for the whole request (default 30).")
     public var timeout: Double = 30
 

@@ -29,7 +29,8 @@ struct RequestRunner {
         }
         if options.curl {
             let shown = headers.map { (name: $0.name, value: $0.value) }
-            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: plan.shown, insecure: options.tls.insecure) + "\n")
+            out.error(CurlCommand.render(method: method, url: url, headers: shown, body: plan.shown, insecure: options.tls.insecure,
+                                         proxy: options.proxy.curlValue) + "\n")
         }
         let request = try HTTPClientRequest(url: url, method: method, headers: headers, body: plan.body)
         if options.verbose {
@@ -63,6 +64,7 @@ struct RequestRunner {
         var configuration = HTTPClient.Configuration()
         configuration.requestTimeout = .milliseconds(Int64(options.timeout * 1000))
         configuration.tls = options.tls.applied(to: configuration.tls)
+        configuration.proxy = options.proxy.configuration
         if options.noFollow { configuration.redirects = .never }
         return configuration
     }

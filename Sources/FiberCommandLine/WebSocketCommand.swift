@@ -43,6 +43,8 @@ public struct WS: AsyncParsableCommand {
 
     @OptionGroup var tls: TLSOptions
 
+    @OptionGroup var proxy: ProxyOptions
+
     public init() {}
 
     /// Runs the session or the load; a failure to connect exits with its status in `FiberExitCode`.
@@ -60,6 +62,7 @@ public struct WS: AsyncParsableCommand {
         var configuration = WebSocketConfiguration()
         if deflate { configuration.compression = PerMessageDeflate() }
         configuration.tls = tls.applied(to: configuration.tls)
+        configuration.proxy = proxy.configuration
         if bench {
             try await runBench(headers: headers, configuration: configuration, out: out)
             return

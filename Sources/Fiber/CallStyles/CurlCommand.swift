@@ -15,12 +15,20 @@ public enum CurlCommand {
         case standardInput
     }
 
-    /// The command for a request.
+    /// The command for a request. `proxy`, when given, is curl's `-x` value: a proxy
+    /// URL for every request (`--noproxy '' --proxy URL`: curl's `NO_PROXY` cleared, so
+    /// no host bypasses it), or `""` for none, whatever the environment says
+    /// (`--noproxy '*'`); nil leaves curl to read the environment.
     public static func render(method: String, url: String, headers: [(name: String, value: String)], body: Body?,
-                              insecure: Bool = false) -> String {
+                              insecure: Bool = false, proxy: String? = nil) -> String {
         var parts = ["curl"]
         var prefix = ""
         if insecure { parts.append("--insecure") }
+        switch proxy {
+        case nil: break
+        case ""?: parts += ["--noproxy", quote("*")]
+        case let url?: parts += ["--noproxy", quote(""), "--proxy", quote(url)]
+        }
         if method != "GET" || body != nil {
             // A method is a token; one that is not is quoted like everything else.
             let bare = !method.isEmpty && method.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }

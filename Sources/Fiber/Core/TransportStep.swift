@@ -62,6 +62,7 @@ struct TransportStep: Sendable {
                                         deadlineReading: request.deadlineReading, eventLoop: request.eventLoop)
         if let stream = request.bodyStream { outgoing.httpBodyStream = stream }
         outgoing.cookies = configuration.cookieJar
+        outgoing.proxy = request.overrides?.proxy
         if let reporter = request.uploadProgress { outgoing.uploadProgress = { reporter.record($0, of: $1) } }
         return (request, outgoing)
     }

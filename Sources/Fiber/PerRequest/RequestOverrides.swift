@@ -1,3 +1,4 @@
+import FiberRuntime
 import Foundation
 
 /// What one request changes of its client's behaviour: kept together behind one
@@ -13,19 +14,23 @@ final class RequestOverrides: Sendable {
     let interceptors: Interceptors?
     let cachePolicy: CachePolicy?
     let decoder: JSONDecoder?
+    /// The proxy the transport uses instead of its own (`TransportRequest.proxy`).
+    let proxy: ProxyConfiguration?
 
     init(retry: RetryStrategy? = nil, interceptors: Interceptors? = nil, cachePolicy: CachePolicy? = nil,
-         decoder: JSONDecoder? = nil) {
+         decoder: JSONDecoder? = nil, proxy: ProxyConfiguration? = nil) {
         self.retry = retry
         self.interceptors = interceptors
         self.cachePolicy = cachePolicy
         self.decoder = decoder
+        self.proxy = proxy
     }
 
     func with(retry: RetryStrategy?? = nil, interceptors: Interceptors?? = nil, cachePolicy: CachePolicy?? = nil,
-              decoder: JSONDecoder?? = nil) -> RequestOverrides {
+              decoder: JSONDecoder?? = nil, proxy: ProxyConfiguration?? = nil) -> RequestOverrides {
         RequestOverrides(retry: retry ?? self.retry, interceptors: interceptors ?? self.interceptors,
-                         cachePolicy: cachePolicy ?? self.cachePolicy, decoder: decoder ?? self.decoder)
+                         cachePolicy: cachePolicy ?? self.cachePolicy, decoder: decoder ?? self.decoder,
+                         proxy: proxy ?? self.proxy)
     }
 }
 
@@ -65,7 +70,7 @@ extension FiberRequest {
     /// The cache policy set with `cachePolicy(_:)`, if any.
     public var cachePolicy: CachePolicy? { overrides?.cachePolicy }
 
-    private func changing(_ change: (RequestOverrides) -> RequestOverrides) -> FiberRequest {
+    func changing(_ change: (RequestOverrides) -> RequestOverrides) -> FiberRequest {
         var copy = self
         copy.overrides = change(overrides ?? RequestOverrides())
         return copy

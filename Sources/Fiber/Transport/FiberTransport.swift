@@ -80,6 +80,10 @@ public struct TransportRequest: Sendable {
     /// each response's `Set-Cookie` fields; `HTTPTransport`, `MockTransport` and the
     /// WebSocket handshake do. A transport that ignores it sends no stored cookies.
     public var cookies: (any HTTPCookieHandler)?
+    /// The proxy for this request instead of the transport's own, when the request
+    /// chose one (`FiberRequest.proxy(_:)`; nil: the transport's). `HTTPTransport`
+    /// applies it; a transport that cannot reach proxies may ignore it.
+    public var proxy: ProxyConfiguration?
     /// The loop the request's pipeline runs on, chosen once by `Fiber` from
     /// the transport's `executorPreference()`: the HTTP transport sends there.
     package var eventLoop: EventLoop?

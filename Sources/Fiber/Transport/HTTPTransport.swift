@@ -56,6 +56,7 @@ public struct HTTPTransport: FiberTransport {
         options.uploadProgress = request.uploadProgress
         options.redirectObserver = RedirectSpans.observer
         options.cookies = request.cookies
+        options.proxy = request.proxy
         return options
     }
 
