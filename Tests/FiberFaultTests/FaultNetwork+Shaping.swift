@@ -1,3 +1,4 @@
+import FiberTesting
 import Testing
 
 /// The faults a row applies to its link (latency and reordering come from the

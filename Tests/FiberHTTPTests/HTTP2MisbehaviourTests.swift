@@ -120,6 +120,24 @@ struct HTTP2MisbehaviourTests {
         }
     }
 
+    @Test func aStreamedResponseHasItsTrailersOnceReadToTheEnd() async throws {
+        try await withPeer { peer, client in
+            let response = try await client.stream(HTTPClientRequest(url: peer.url("/trailers")))
+            #expect(response.version == .http2)
+            do throws(HTTPClientError) {
+                _ = try await response.trailers()
+                Issue.record("trailers before the end was read")
+            } catch {
+                #expect(error.kind == .trailersNotReady, "\(error)")
+            }
+            let body = try await response.body.collect()
+            #expect(String(decoding: body, as: UTF8.self) == "Hello, world!")
+            let trailers = try await response.trailers()
+            #expect(trailers?.first(name: "x-trailer") == "done" && trailers?.first(name: "x-checksum") == "13")
+            #expect(trailers?.count == 2)
+        }
+    }
+
     @Test func uploadsKeepWithinATinyWindow() async throws {
         try await withPeer(settings: .init(initialWindowSize: 16)) { peer, client in
             let payload = patternedBytes(300_000, seed: 3)
