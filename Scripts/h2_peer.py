@@ -24,7 +24,9 @@ Paths (query parameters in brackets):
                            is given back that much later)
   /headers                 200, JSON {"headers": [[name, value], ...]} as received,
                            pseudo-headers included, and the body's length
-  /trailers                200, a 13-byte body, then trailers x-trailer and x-checksum
+  /trailers [forbidden]    200, a 13-byte body, then trailers x-trailer and x-checksum;
+                           forbidden=1 puts host, content-type and set-cookie between them;
+                           forbidden=length adds content-length 999
   /goaway [last, code, after]
                            GOAWAY with last_stream_id `last` (default: this stream's id
                            minus 2, so this stream was not processed), error `code`
@@ -363,7 +365,14 @@ class Connection:
         elif route == "/trailers":
             await self.send_headers(stream, 200, [(b"content-type", b"text/plain")])
             await self.send_body(stream, HELLO, end=False)
-            self.conn.send_headers(stream.id, [(b"x-trailer", b"done"), (b"x-checksum", b"13")], end_stream=True)
+            trailers = [(b"x-trailer", b"done"), (b"x-checksum", b"13")]
+            forbidden = query.get("forbidden", [""])[0]
+            if forbidden == "1":
+                # Fields a trailer may not carry (RFC 9110 §6.5.1), between the allowed ones.
+                trailers[1:1] = [(b"host", b"elsewhere.example"), (b"content-type", b"text/html"), (b"set-cookie", b"a=b")]
+            elif forbidden == "length":
+                trailers.append((b"content-length", b"999"))
+            self.conn.send_headers(stream.id, trailers, end_stream=True)
             await self.flush()
         elif route == "/goaway":
             await self.goaway(stream, query)

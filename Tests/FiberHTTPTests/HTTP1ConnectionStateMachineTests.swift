@@ -324,3 +324,20 @@ extension HTTP1ConnectionStateMachine.Failure: Equatable {
         a.exchange == b.exchange && a.error.kind == b.error.kind && a.error.detail == b.error.detail
     }
 }
+
+extension HTTP1ConnectionStateMachineTests {
+    /// A `Connection: close` in a trailer section, after a keep-alive head: the
+    /// parser reads nothing more on the connection, so it is closed, not pooled.
+    @Test func aParserThatReadsNoMoreClosesTheConnection() throws {
+        for keeps in [false, true] {
+            var sm = SM()
+            let (id, _) = try sm.begin(Self.request())
+            sm.wroteRequestBytes(id)
+            _ = sm.requestSent(id, whole: true, now: t0)
+            _ = sm.bytesArrived(count: 1)
+            #expect(try sm.receivedHead(status: 200, keepAlive: true, hasNoBody: false, contentLength: nil) == .final)
+            let end = sm.messageEnded(bytesFollow: false, parserKeepsConnection: keeps)
+            #expect(end == .responseComplete(release: keeps ? .reuse(resumeReading: false) : .close))
+        }
+    }
+}

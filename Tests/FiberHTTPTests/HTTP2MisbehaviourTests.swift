@@ -143,6 +143,39 @@ struct HTTP2MisbehaviourTests {
         }
     }
 
+    @Test func aStreamedResponseHasItsTrailersOnceReadToTheEnd() async throws {
+        try await withPeer { peer, client in
+            let response = try await client.stream(HTTPClientRequest(url: peer.url("/trailers")))
+            #expect(response.version == .http2)
+            do throws(HTTPClientError) {
+                _ = try await response.trailers()
+                Issue.record("trailers before the end was read")
+            } catch {
+                #expect(error.kind == .trailersNotReady, "\(error)")
+            }
+            let body = try await response.body.collect()
+            #expect(String(decoding: body, as: UTF8.self) == "Hello, world!")
+            let trailers = try await response.trailers()
+            #expect(trailers?.first(name: "x-trailer") == "done" && trailers?.first(name: "x-checksum") == "13")
+            #expect(trailers?.count == 2)
+        }
+    }
+
+    @Test func forbiddenTrailerFieldsAreDropped() async throws {
+        try await withPeer { peer, client in
+            let collected = try await client.execute(HTTPClientRequest(url: peer.url("/trailers?forbidden=1")))
+            #expect(String(decoding: collected.body, as: UTF8.self) == "Hello, world!")
+            #expect(collected.trailers.map { Array($0).map(\.name) } == ["x-trailer", "x-checksum"])
+            let streamed = try await client.stream(HTTPClientRequest(url: peer.url("/trailers?forbidden=1")))
+            _ = try await streamed.body.collect()
+            let trailers = try await streamed.trailers()
+            #expect(trailers.map { Array($0).map(\.name) } == ["x-trailer", "x-checksum"])
+            // A length in the trailers that is not the body's: nghttp2 refuses the stream as malformed.
+            let error = await failure(client, peer.url("/trailers?forbidden=length"))
+            #expect(error?.kind == .http2, "\(String(describing: error))")
+        }
+    }
+
     @Test func uploadsKeepWithinATinyWindow() async throws {
         try await withPeer(settings: .init(initialWindowSize: 16)) { peer, client in
             let payload = patternedBytes(300_000, seed: 3)

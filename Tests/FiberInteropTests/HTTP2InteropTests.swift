@@ -71,7 +71,7 @@ struct HTTP2InteropTests {
         }
     }
 
-    @Test func trailersArriveWithACollectedResponse() async throws {
+    @Test func trailersArriveWithACollectedAndAStreamedResponse() async throws {
         let certificates = try await TestCertificates.shared()
         try await withNginx(server: Self.server(certificates), tls: true, http2: true, prepare: { root in
             try FileManager.default.createDirectory(atPath: root + "/trailed", withIntermediateDirectories: true)
@@ -82,6 +82,10 @@ struct HTTP2InteropTests {
             #expect(response.body == patternedBytes(70_000))
             #expect(response.trailers?.first(name: "x-checksum") == "abc123")
             #expect(response.headers.first(name: "x-checksum") == nil, "trailers stay apart from the head's fields")
+            let streamed = try await client.stream(HTTPClientRequest(url: nginx.url("/trailed/body.bin")))
+            #expect(try await streamed.body.collect() == patternedBytes(70_000))
+            let trailers = try await streamed.trailers()
+            #expect(trailers?.first(name: "x-checksum") == "abc123", "a streamed body's trailers, once it was read")
             await client.shutdown()
         }
     }

@@ -220,7 +220,7 @@ final class HTTP1ResponseReader {
 
     @discardableResult
     private func messageEnded(bytesFollow: Bool, byClose: Bool) -> Bool {
-        switch rules.messageEnded(bytesFollow: bytesFollow, byClose: byClose) {
+        switch rules.messageEnded(bytesFollow: bytesFollow, byClose: byClose, parserKeepsConnection: parser.keepsConnection) {
         case .parseNext?:
             return true
         case .responseComplete(let release)?:

@@ -1,3 +1,4 @@
+import FiberRuntime
 import Foundation
 
 /// A response body that arrives in chunks, as an `AsyncSequence` of `Data`.
@@ -10,22 +11,48 @@ public struct FiberBodyStream: AsyncSequence, Sendable {
     /// copied from `Data` otherwise. For code that hands them on (a download to a file)
     /// without the copy into `Data`. (`package`: FiberOpenAPI hands them on the same way.)
     package let byteChunks: @Sendable () -> ByteIterator
+    /// Where the trailers come from (see `trailers()`).
+    private let trailerSource: @Sendable () async throws -> HTTPHeaders?
 
-    /// A stream over any sequence of byte chunks.
-    public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == [UInt8] {
+    /// A stream over any sequence of byte chunks; `trailers`, when given,
+    /// answers `trailers()` (nil: the body has none).
+    public init<S: AsyncSequence & Sendable>(
+        _ chunks: S, trailers: (@Sendable () async throws -> HTTPHeaders?)? = nil
+    ) where S.Element == [UInt8] {
         make = { AsyncIterator(chunks.makeAsyncIterator()) { Data($0) } }
         byteChunks = { ByteIterator(chunks.makeAsyncIterator()) { $0 } }
+        trailerSource = trailers ?? { nil }
     }
 
-    /// A stream over any sequence of `Data` chunks.
-    public init<S: AsyncSequence & Sendable>(_ chunks: S) where S.Element == Data {
+    /// A stream over any sequence of `Data` chunks; `trailers`, when given,
+    /// answers `trailers()` (nil: the body has none).
+    public init<S: AsyncSequence & Sendable>(
+        _ chunks: S, trailers: (@Sendable () async throws -> HTTPHeaders?)? = nil
+    ) where S.Element == Data {
         make = { AsyncIterator(chunks.makeAsyncIterator()) { $0 } }
         byteChunks = { ByteIterator(chunks.makeAsyncIterator()) { [UInt8]($0) } }
+        trailerSource = trailers ?? { nil }
     }
 
-    /// A stream of one chunk (none if `data` is empty).
-    public init(data: Data) {
-        self.init(SingleChunk(data: data))
+    /// A stream of one chunk (none if `data` is empty), followed by `trailers`.
+    public init(data: Data, trailers: HTTPHeaders? = nil) {
+        self.init(SingleChunk(data: data), trailers: { trailers })
+    }
+
+    /// The trailer fields that followed the body, once it has been read to its
+    /// end; nil when there were none. It never waits. For a body of the HTTP
+    /// transport, asked before the end was read it throws (only the body's
+    /// reader brings the end closer); a body made whole from `data` knows its
+    /// trailers at once.
+    ///
+    /// - Throws: `FiberError`: `.networkError` with `HTTPClientError` `.trailersNotReady`
+    ///   before the end was read, or the body's own failure, mapped as `AsyncIterator.next()` maps it.
+    public func trailers() async throws(FiberError) -> HTTPHeaders? {
+        do {
+            return try await trailerSource()
+        } catch {
+            throw FiberError(transportFailure: error)
+        }
     }
 
     /// An iterator over the chunks (make one, once).

@@ -30,6 +30,11 @@ public struct FiberResponse: Sendable {
     /// The HTTP version the response came over: nil for a response made by an
     /// interceptor, a cache or a transport that does not say.
     public var httpVersion: HTTPVersion?
+    /// The trailer fields that followed the body (a chunked HTTP/1.1 body's, an
+    /// HTTP/2 stream's last HEADERS), without those a trailer may not carry;
+    /// nil when there were none. Nil for a streamed response until its body is
+    /// read: `FiberStreamingResponse.trailers()` has them then.
+    public var trailers: HTTPHeaders?
 
     /// A response from its parts; interceptors use it to answer without the
     /// network or to replace a response.
@@ -101,6 +106,7 @@ public struct FiberResponse: Sendable {
                                  duration: duration, traceID: traceID)
         copy.decoder = decoder
         copy.statusRule = statusRule
+        copy.trailers = trailers
         return copy
     }
 }

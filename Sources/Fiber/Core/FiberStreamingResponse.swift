@@ -21,7 +21,7 @@ public struct FiberStreamingResponse: Sendable {
         headers = response.headers
         request = response.request
         traceID = response.traceID
-        body = response.stream ?? FiberBodyStream(data: response.data)
+        body = response.stream ?? FiberBodyStream(data: response.data, trailers: response.trailers)
         head = response
     }
 
@@ -31,13 +31,23 @@ public struct FiberStreamingResponse: Sendable {
     /// The first value of the header `name`, in any case.
     public func header(_ name: String) -> String? { headers.first(name: name) }
 
-    /// Reads the whole body into a `FiberResponse` (for a body known to be small after all).
+    /// The trailer fields that followed the body, once `body` has been read to
+    /// its end; nil when there were none (see `FiberBodyStream.trailers()`).
+    ///
+    /// - Throws: `FiberError`, as `FiberBodyStream.trailers()`.
+    public func trailers() async throws(FiberError) -> HTTPHeaders? {
+        try await body.trailers()
+    }
+
+    /// Reads the whole body into a `FiberResponse` (for a body known to be small
+    /// after all), with the trailers that followed it.
     ///
     /// - Throws: as `FiberBodyStream.collect(maxBytes:)`.
     public func collect(maxBytes: Int = 100 * 1024 * 1024) async throws(FiberError) -> FiberResponse {
         let data = try await body.collect(maxBytes: maxBytes)
         var response = head.replacingData(data)
         response.stream = nil
+        response.trailers = try await body.trailers()
         return response
     }
 }

@@ -74,6 +74,7 @@ struct TransportStep: Sendable {
         response.decoder = request.overrides?.decoder ?? configuration.decoder
         response.statusRule = configuration.validateStatus
         response.httpVersion = head.httpVersion
+        response.trailers = head.trailers
         return response
     }
 }

@@ -32,7 +32,7 @@ extension FiberTransport {
     /// - Throws: what `send(_:)` throws.
     public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let (data, response) = try await send(request)
-        return (FiberBodyStream(data: data), response)
+        return (FiberBodyStream(data: data, trailers: response.trailers), response)
     }
 
     /// None: the pipeline runs on the caller's executor.
@@ -133,6 +133,10 @@ public struct TransportResponse: Sendable {
     var location: RequestURL?
     /// The HTTP version the response came over, when the transport knows it.
     public var httpVersion: HTTPVersion?
+    /// The trailer fields that followed the body of a response from `send(_:)`;
+    /// nil when there were none. (A streamed body's come with the body:
+    /// `FiberBodyStream.trailers()`.)
+    public var trailers: HTTPHeaders?
 
     /// A response head from its parts.
     public init(statusCode: Int, headers: HTTPHeaders = [:], url: URL? = nil) {
@@ -142,11 +146,13 @@ public struct TransportResponse: Sendable {
     }
 
     /// A response head that answered from `location`.
-    init(statusCode: Int, headers: HTTPHeaders, location: RequestURL?, httpVersion: HTTPVersion? = nil) {
+    init(statusCode: Int, headers: HTTPHeaders, location: RequestURL?, httpVersion: HTTPVersion? = nil,
+         trailers: HTTPHeaders? = nil) {
         self.statusCode = statusCode
         self.headers = headers
         self.location = location
         self.httpVersion = httpVersion
+        self.trailers = trailers
     }
 
     /// The first value of the header `field`, in any case.

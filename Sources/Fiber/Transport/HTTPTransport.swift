@@ -25,13 +25,16 @@ public struct HTTPTransport: FiberTransport {
         // Collected as `Data` by the connection: the body reaches the caller without a copy.
         let (response, body) = try await client.executeCollectingData(try clientRequest(request), options: options(request),
                                                                       on: request.eventLoop)
-        return (body, head(response.status, response.headers, response.version, request, response.redirectCount, response.url))
+        var answer = head(response.status, response.headers, response.version, request, response.redirectCount, response.url)
+        answer.trailers = response.trailers
+        return (body, answer)
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
     public func stream(_ request: TransportRequest) async throws -> (FiberBodyStream, TransportResponse) {
         let response = try await client.stream(try clientRequest(request), options: options(request), on: request.eventLoop)
-        return (FiberBodyStream(response.body),
+        let body = response.body
+        return (FiberBodyStream(body, trailers: { try await body.trailers() }),
                 head(response.status, response.headers, response.version, request, response.redirectCount, response.url))
     }
 

@@ -36,7 +36,7 @@ actor HTTP1Connection: LoopIsolated {
         var stream: HTTPResponseBody?
         var timing: RequestTiming
         var version: HTTPVersion = .http1_1
-        /// Fields that followed the body (HTTP/2 trailers), for a collected response.
+        /// The trailer fields that followed the body, for a collected response (`TrailerFields.kept`).
         var trailers: HTTPHeaders? = nil
     }
 
@@ -354,15 +354,17 @@ actor HTTP1Connection: LoopIsolated {
                 exchange.body.append(part)
             }
             exchange.request.downloadProgress?(received, exchange.expectedLength)
-        case .end:
-            if !rules.isInInterimResponse { try exchange.inflater?.finish() }
+        case .end(let trailers):
+            guard !rules.isInInterimResponse else { return }
+            try exchange.inflater?.finish()
+            exchange.trailers = TrailerFields.kept(trailers)
         }
     }
 
     /// A message ended; returns whether to parse on (an interim response ended).
     @discardableResult
     private func messageEnded(bytesFollow: Bool, byClose: Bool, in exchange: HTTP1Exchange) -> Bool {
-        switch rules.messageEnded(bytesFollow: bytesFollow, byClose: byClose) {
+        switch rules.messageEnded(bytesFollow: bytesFollow, byClose: byClose, parserKeepsConnection: parser.keepsConnection) {
         case .parseNext?:
             return true
         case .responseComplete(let release)?:
@@ -372,9 +374,11 @@ actor HTTP1Connection: LoopIsolated {
             // Back in the pool before the caller resumes, so that its next request finds the connection idle.
             if let release { perform(release) }
             if let buffer = exchange.bodyBuffer {
-                buffer.assumeIsolated { $0.finish(nil) }
+                let trailers = exchange.trailers
+                buffer.assumeIsolated { $0.finish(nil, trailers: trailers) }
             } else if let head = exchange.head {
-                exchange.response.resume(with: .success(Response(head: head, body: exchange.body, stream: nil, timing: exchange.timing)))
+                exchange.response.resume(with: .success(Response(head: head, body: exchange.body, stream: nil, timing: exchange.timing,
+                                                                 trailers: exchange.trailers)))
             }
             return false
         case nil:
@@ -489,6 +493,8 @@ final class HTTP1Exchange: @unchecked Sendable {
     var expectedLength: Int?
     /// Inflates a collected body as it arrives.
     var inflater: Inflater?
+    /// The trailer fields kept from the end of the body.
+    var trailers: HTTPHeaders?
 
     init(id: HTTP1ConnectionStateMachine.ExchangeID, request: PreparedRequest, mode: HTTP1Connection.BodyMode,
          start: ContinuousClock.Instant, timing: RequestTiming) {

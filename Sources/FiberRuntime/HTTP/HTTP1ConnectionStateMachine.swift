@@ -11,7 +11,8 @@
 ///
 /// Reuse: only when the response was read to its end, the request was sent
 /// whole, no byte followed the response, and neither side said
-/// `Connection: close` (a close-delimited body says it by ending).
+/// `Connection: close`, in the head or a trailer section (a close-delimited
+/// body says it by ending).
 ///
 /// Retry: a request that failed on a *reused* connection which closed or
 /// failed before any byte of the response, and that was idempotent or not
@@ -338,8 +339,11 @@ struct HTTP1ConnectionStateMachine {
     }
 
     /// A message ended. `bytesFollow`: more bytes came after it in the same
-    /// read; `byClose`: the peer's close ended it (a close-delimited body).
-    mutating func messageEnded(bytesFollow: Bool, byClose: Bool = false) -> MessageEnd? {
+    /// read; `byClose`: the peer's close ended it (a close-delimited body);
+    /// `parserKeepsConnection` false: the parser reads no further message on
+    /// the connection (a `Connection: close` in the trailer section, after a
+    /// head that said keep-alive).
+    mutating func messageEnded(bytesFollow: Bool, byClose: Bool = false, parserKeepsConnection: Bool = true) -> MessageEnd? {
         guard case .exchanging(var exchange) = state else { return nil }
         switch exchange.phase {
         case .awaitingHead(let interims, true):
@@ -349,7 +353,7 @@ struct HTTP1ConnectionStateMachine {
         case .body:
             exchange.phase = .complete
             // Bytes after the response, or a body the close delimited: never reuse.
-            if bytesFollow || byClose { exchange.keepAlive = false }
+            if bytesFollow || byClose || !parserKeepsConnection { exchange.keepAlive = false }
             if case .done = exchange.sending { return .responseComplete(release: release(exchange)) }
             state = .exchanging(exchange)
             return .responseComplete(release: nil)

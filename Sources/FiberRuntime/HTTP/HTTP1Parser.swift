@@ -35,6 +35,10 @@ package final class HTTP1Parser {
     /// Set before a response to a HEAD request: its head announces a body that never comes.
     package var expectsNoBody = false
     package let maxHeaderBytes: Int
+    /// Whether llhttp will read another message after the one that just ended. A
+    /// `Connection: close` in a trailer section ends the connection for llhttp (it
+    /// reads nothing after) though the head said keep-alive.
+    package private(set) var keepsConnection = true
 
     private let parser: UnsafeMutablePointer<fiber_llhttp_t>
     private let settings: UnsafeMutablePointer<fiber_llhttp_settings_t>
@@ -215,6 +219,7 @@ package final class HTTP1Parser {
     }
 
     fileprivate func onMessageComplete() -> Int32 {
+        keepsConnection = llhttp_should_keep_alive(parser) == 1
         events.append(.end(trailers: trailers))
         inTrailers = false
         headerBytes = 0

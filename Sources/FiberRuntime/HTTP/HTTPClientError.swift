@@ -13,7 +13,7 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         public static let invalidHeader = Kind("invalid request header")
         /// The response broke HTTP/1.1: bad status line, bad chunk size, conflicting framing, …
         public static let malformedResponse = Kind("malformed response")
-        /// The response head was larger than the limit.
+        /// The response head, or the trailer section after the body, was larger than the limit.
         public static let headersTooLarge = Kind("response headers too large")
         /// The response body was larger than the limit.
         public static let bodyTooLarge = Kind("response body too large")
@@ -58,6 +58,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         /// protocol, or sent more frames or header data than the limits allow
         /// (`http2ErrorCode` holds the HTTP/2 error code when there is one).
         public static let http2 = Kind("HTTP/2 error")
+        /// A streamed body's trailers were asked for before the body was read to its end.
+        public static let trailersNotReady = Kind("trailers asked for before the end of the body")
     }
 
     /// What went wrong.

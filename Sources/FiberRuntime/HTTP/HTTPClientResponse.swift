@@ -18,7 +18,9 @@ public struct HTTPClientResponse: Sendable {
     public var redirectCount: Int
     /// The HTTP version the response came over.
     public var version: HTTPVersion = .http1_1
-    /// Fields sent after the body (HTTP/2 trailers); nil when there were none.
+    /// The trailer fields sent after the body (a chunked HTTP/1.1 body's, an
+    /// HTTP/2 stream's last HEADERS), without those a trailer may not carry;
+    /// nil when there were none.
     public var trailers: HTTPHeaders? = nil
 }
 
@@ -42,4 +44,13 @@ public struct HTTPClientStreamingResponse: Sendable {
     public var redirectCount: Int
     /// The HTTP version the response came over.
     public var version: HTTPVersion = .http1_1
+
+    /// The trailer fields that followed the body, once `body` has been read to
+    /// its end; nil when there were none (see `HTTPResponseBody.trailers()`).
+    ///
+    /// - Throws: `HTTPClientError`: the body's failure, or `.trailersNotReady`
+    ///   while the body has not been read to its end.
+    public func trailers() async throws(HTTPClientError) -> HTTPHeaders? {
+        try await body.trailers()
+    }
 }

@@ -85,6 +85,20 @@ public struct HTTPResponseBody: AsyncSequence, Sendable {
         }
     }
 
+    /// The trailer fields that followed the body, once it has been read to its
+    /// end (its iterator returned nil); nil when there were none. Fields a
+    /// trailer may not carry (framing, routing, content format, …) are left
+    /// out (see `Docs/HTTP.md`, "Trailers").
+    ///
+    /// It never waits: before the end is read it throws, since only the
+    /// body's reader can bring the end closer.
+    ///
+    /// - Throws: `HTTPClientError`: the body's failure if it failed (what its
+    ///   iterator threw), else `.trailersNotReady` while the body has not been read to its end.
+    public func trailers() async throws(HTTPClientError) -> HTTPHeaders? {
+        try buffer.trailers.withLock { $0 }.trailers()
+    }
+
     /// Reads the whole rest of the body.
     ///
     /// - Throws: `HTTPClientError` `.bodyTooLarge` past `maxBytes`, or the connection's failure.
@@ -107,6 +121,8 @@ actor ResponseBodyBuffer {
     nonisolated let loop: EventLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor }
     nonisolated let chunks: BackpressuredBuffer<[UInt8], HTTPClientError>
+    /// The trailers, recorded by the connection before it finishes `chunks`.
+    nonisolated let trailers = Locked(StreamedTrailers())
 
     /// `setReading` pauses (false) or resumes (true) reading the socket; it is called on `loop`.
     init(loop: EventLoop, lowWatermark: Int, highWatermark: Int, setReading: @escaping (Bool) -> Void) {
@@ -122,8 +138,11 @@ actor ResponseBodyBuffer {
         chunks.push(Array(bytes), size: bytes.count)
     }
 
-    /// The body ended (nil) or failed.
-    func finish(_ error: HTTPClientError?) {
+    /// The body ended (`error` nil), followed by `trailers`, or failed.
+    func finish(_ error: HTTPClientError?, trailers received: HTTPHeaders? = nil) {
+        trailers.withLock { trailers in
+            if let error { trailers.bodyFailed(error) } else { trailers.bodyEnded(trailers: received) }
+        }
         chunks.finish(error)
     }
 
@@ -132,6 +151,10 @@ actor ResponseBodyBuffer {
     /// - Throws: `HTTPClientError`: the connection's failure, `.cancelled` when
     ///   the task is cancelled while waiting, `.unsupported` for a second concurrent reader.
     nonisolated func next() async throws(HTTPClientError) -> [UInt8]? {
-        try await chunks.next()
+        guard let chunk = try await chunks.next() else {
+            trailers.withLock { $0.consumerReadEnd() }
+            return nil
+        }
+        return chunk
     }
 }

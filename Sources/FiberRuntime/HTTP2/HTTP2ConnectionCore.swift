@@ -359,7 +359,8 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
         recycleTimer(of: stream)
         stream.timing.total = .now - stream.start
         if let buffer = stream.bodyBuffer {
-            buffer.assumeIsolated { $0.finish(nil) }
+            let trailers = stream.trailers
+            buffer.assumeIsolated { $0.finish(nil, trailers: trailers) }
         } else {
             stream.response.resume(with: .success(HTTP1Connection.Response(
                 head: head, body: stream.body, stream: nil, timing: stream.timing, version: .http2, trailers: stream.trailers)))
@@ -446,7 +447,7 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
             received(head: status, fields, on: stream)
             if endStream { complete(stream) }
         } else if stream.head != nil {
-            stream.trailers = fields
+            stream.trailers = TrailerFields.kept(fields)
             if endStream { complete(stream) }
         } else {
             fail(stream, HTTPClientError(.malformedResponse, "a response header block without :status"), resetCode: 0x1)
