@@ -158,28 +158,19 @@ final class HTTP1ResponseReader {
     }
 
     private func receive(_ bytes: UnsafeRawBufferPointer) {
-        var rest = bytes
-        while !rest.isEmpty, !done {
-            let outcome: HTTP1Parser.Outcome
-            do {
-                let buffer = rest
-                outcome = try parser.feed(buffer) { try handle($0, bytes: buffer) }
-            } catch {
-                fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)"))
-                return
-            }
-            switch outcome {
-            case .needMore:
-                return
-            case .messageEnded(let consumed):
-                rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
-                if messageEnded(bytesFollow: !rest.isEmpty, byClose: false) { continue }
-                if !rest.isEmpty { reading.bytesAfterResponse = true }
-                return
-            case .upgraded:
-                fail(HTTPClientError(.malformedResponse, "switched protocols"))
-                return
-            }
+        // The connection's own loop over the messages in a read.
+        let stop: HTTP1Parser.ResponsesStop
+        do {
+            stop = try parser.feedResponses(bytes, while: { !done }, handle: { try handle($0, bytes: $1) },
+                                            messageEnded: { messageEnded(bytesFollow: $0, byClose: false) })
+        } catch {
+            fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)"))
+            return
+        }
+        switch stop {
+        case .needMore: break
+        case .stopped(let bytesLeft): if bytesLeft { reading.bytesAfterResponse = true }
+        case .upgraded: fail(HTTPClientError(.malformedResponse, "switched protocols"))
         }
     }
 

@@ -288,28 +288,18 @@ actor HTTP1Connection: LoopIsolated {
 
     private func receive(_ bytes: UnsafeRawBufferPointer, in exchange: HTTP1Exchange) {
         if exchange.timing.firstByte == .zero { exchange.timing.firstByte = .now - exchange.start }
-        var rest = bytes
-        while !rest.isEmpty, self.exchange === exchange {
-            let outcome: HTTP1Parser.Outcome
-            do {
-                let buffer = rest
-                outcome = try parser.feed(buffer) { try handle($0, bytes: buffer, in: exchange) }
-            } catch {
-                perform(rules.fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)")))
-                return
-            }
-            switch outcome {
-            case .needMore:
-                return
-            case .messageEnded(let consumed):
-                rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
-                if messageEnded(bytesFollow: !rest.isEmpty, byClose: false, in: exchange) { continue }
-                return
-            case .upgraded:
-                // llhttp stops at a 101 only after its head, which `receivedHead` refused already.
-                perform(rules.fail(HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")))
-                return
-            }
+        let stop: HTTP1Parser.ResponsesStop
+        do {
+            stop = try parser.feedResponses(bytes, while: { self.exchange === exchange },
+                                            handle: { try handle($0, bytes: $1, in: exchange) },
+                                            messageEnded: { messageEnded(bytesFollow: $0, byClose: false, in: exchange) })
+        } catch {
+            perform(rules.fail(error as? HTTPClientError ?? HTTPClientError(.malformedResponse, "\(error)")))
+            return
+        }
+        if stop == .upgraded {
+            // llhttp stops at a 101 only after its head, which `receivedHead` refused already.
+            perform(rules.fail(HTTPClientError(.malformedResponse, "the server switched protocols (101), which an HTTP request here cannot follow")))
         }
     }
 

@@ -107,6 +107,44 @@ package final class HTTP1Parser {
         return outcome
     }
 
+    /// How `feedResponses` stopped.
+    package enum ResponsesStop: Equatable {
+        /// Every byte was consumed (or the reader stopped caring); the message goes on.
+        case needMore
+        /// `messageEnded` said not to read on; `bytesLeft` when bytes followed the message.
+        case stopped(bytesLeft: Bool)
+        /// The peer switched protocols, which a response to an HTTP request cannot do.
+        case upgraded
+    }
+
+    /// Feeds `bytes` one message after another, as a connection reads them:
+    /// events go to `handle` with the bytes they point into; after each complete
+    /// message, `messageEnded(bytesFollow)` says whether to go on parsing the
+    /// bytes after it. `isCurrent` is asked before each message, so a reader
+    /// whose exchange ended in a handler stops there.
+    ///
+    /// - Throws: what `feed` or `handle` throws.
+    package func feedResponses(
+        _ bytes: UnsafeRawBufferPointer, while isCurrent: () -> Bool,
+        handle: (Event, UnsafeRawBufferPointer) throws -> Void, messageEnded: (_ bytesFollow: Bool) -> Bool
+    ) throws -> ResponsesStop {
+        var rest = bytes
+        while !rest.isEmpty, isCurrent() {
+            let buffer = rest
+            switch try feed(buffer, { try handle($0, buffer) }) {
+            case .needMore:
+                return .needMore
+            case .messageEnded(let consumed):
+                rest = UnsafeRawBufferPointer(rebasing: rest[consumed...])
+                if messageEnded(!rest.isEmpty) { continue }
+                return .stopped(bytesLeft: !rest.isEmpty)
+            case .upgraded:
+                return .upgraded
+            }
+        }
+        return .needMore
+    }
+
     /// Tells the parser the peer closed: a close-delimited body ends here.
     ///
     /// - Returns: true if that completed a message (its `.end` is passed to `handle`).
