@@ -25,9 +25,8 @@ public struct HTTPTransport: FiberTransport {
         // Collected as `Data` by the connection: the body reaches the caller without a copy.
         let (response, body) = try await client.executeCollectingData(try clientRequest(request), options: options(request),
                                                                       on: request.eventLoop)
-        var answer = head(response.status, response.headers, response.version, request, response.redirectCount, response.url)
-        answer.trailers = response.trailers
-        return (body, answer)
+        return (body, head(response.status, response.headers, response.version, request, response.redirectCount, response.url,
+                           trailers: response.trailers))
     }
 
     /// - Throws: as `send(_:)`, up to the head; the body throws what happens after.
@@ -65,8 +64,9 @@ public struct HTTPTransport: FiberTransport {
 
     /// Without a redirect the request's URL answered: `answered` (the target written out) is parsed only after one.
     private func head(_ status: Int, _ headers: HTTPHeaders, _ version: HTTPVersion, _ request: TransportRequest, _ redirects: Int,
-                      _ answered: @autoclosure () -> String) -> TransportResponse {
+                      _ answered: @autoclosure () -> String, trailers: HTTPHeaders? = nil) -> TransportResponse {
         TransportResponse(statusCode: status, headers: headers,
-                          location: redirects == 0 ? request.location : RequestURL(parsing: answered()), httpVersion: version)
+                          location: redirects == 0 ? request.location : RequestURL(parsing: answered()), httpVersion: version,
+                          trailers: trailers)
     }
 }

@@ -72,7 +72,7 @@ final class HTTP2ConnectionCore: NGHTTP2SessionDelegate {
             throw error
         }
         let fields = HTTP2RequestFields.fields(method: request.method, target: request.target, headers: request.headers,
-                                                   bodyLength: request.bodyLength, acceptEncoding: request.acceptEncoding)
+                                               bodyLength: request.bodyLength, acceptEncoding: request.acceptEncoding)
         let stream = HTTP2Stream(request: request, mode: mode, bounds: bounds, start: start, timing: timing)
         stream.timing.reusedConnection = completedStreams > 0 || !streams.isEmpty
         switch request.body {
