@@ -108,6 +108,30 @@ struct TrailerTests {
         }
     }
 
+    /// A trailer line that is not a field, or a trailer section the peer cuts short:
+    /// a typed error for the collected and the streamed response, and for the
+    /// streamed one's `trailers()` the body's own failure, never trailers made up.
+    @Test func aMalformedOrTruncatedTrailerSectionFails() async throws {
+        try await withClient { client, server in
+            let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n"
+            server.route("/malformed") { _ in .raw(head + "X-Ok: 1\r\nnot a field\r\n\r\n", thenClose: true) }
+            server.route("/cut") { _ in .raw(head + "X-Checksum: abc", thenClose: true) }
+            for (path, kind) in [("/malformed", HTTPClientError.Kind.malformedResponse), ("/cut", .connectionClosed)] {
+                await expectHTTPError(kind) { _ = try await client.get(server.url(path)) }
+                // All of it comes in one read, so `stream` may hear the failure itself, before it returns.
+                do {
+                    let streamed = try await client.stream(HTTPClientRequest(url: server.url(path)))
+                    await expectHTTPError(kind) { _ = try await streamed.body.collect() }
+                    await expectHTTPError(kind) { _ = try await streamed.trailers() }
+                } catch let error as HTTPClientError {
+                    #expect(error.kind == kind, "\(path): \(error)")
+                }
+            }
+            let statistics = await client.statistics()
+            #expect(statistics.leased == 0 && statistics.idle == 0, "no failed connection is pooled: \(statistics)")
+        }
+    }
+
     @Test func aCompressedStreamedBodyHasItsTrailersAfterInflating() async throws {
         let text = String(repeating: "trailers after a gzip body. ", count: 200)
         let compressed = compress(Array(text.utf8), windowBits: 31)
